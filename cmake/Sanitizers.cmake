@@ -1,0 +1,14 @@
+# Sanitizer variants apply to every target of the build tree (libraries
+# included), so that instrumented and plain code never mix in one binary.
+if(TENACT_ASAN AND TENACT_TSAN)
+  message(FATAL_ERROR "TENACT_ASAN and TENACT_TSAN are exclusive")
+endif()
+if(TENACT_ASAN)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+if(TENACT_TSAN)
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+endif()

@@ -1,0 +1,51 @@
+// The CPU engine's worker pool: a fixed set of threads over Asio's
+// thread_pool, and a blocking parallel_for for kernels.
+//
+// Contract:
+// - parallel_for(n, grain, fn) calls fn(begin, end) on disjoint ranges that
+//   cover [0, n), each of at least `grain` items except the last, and
+//   returns when all are done. The calling thread takes part in the work,
+//   so a nested or re-entrant call cannot deadlock.
+// - Ranges are fixed by (n, grain, thread_count) only, never by timing, so
+//   a kernel that reduces per range gets the same bits on every run.
+// - Never call it from a CAF scheduler thread (it blocks): engines call it
+//   from their own worker threads.
+// - Thread-safe: any number of threads may call parallel_for at once.
+// - OpenBLAS runs its own threads; the pool and OpenBLAS together must not
+//   oversubscribe the cores (see set_blas_threads in dot_general.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+namespace tenact::cpu {
+
+class WorkerPool {
+ public:
+  /// `threads` == 0 means std::thread::hardware_concurrency().
+  explicit WorkerPool(size_t threads = 0);
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  size_t thread_count() const;
+
+  /// See the file comment. fn must not throw.
+  void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+
+  /// Posts a task to run on a pool thread (asynchronous; for engines).
+  void post(std::function<void()> task);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Runs fn over [0, n) on `pool` when it is non-null and n is at least
+/// 2 * grain, serially otherwise.
+void parallel_for(WorkerPool* pool, int64_t n, int64_t grain,
+                  const std::function<void(int64_t, int64_t)>& fn);
+
+}  // namespace tenact::cpu
