@@ -1,1 +1,66 @@
-// placeholder: being written
+#include "core/program.hpp"
+
+#include <cstdio>
+
+namespace tenact {
+
+std::string Fingerprint::to_hex() const {
+  char buf[33];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(hi),
+                static_cast<unsigned long long>(lo));
+  return buf;
+}
+
+namespace {
+std::string describe(size_t index, OpKind kind, const std::string* first_out) {
+  std::string s = "op #" + std::to_string(index) + " (" + std::string{to_string(kind)};
+  if (first_out) s += " -> '" + *first_out + "'";
+  return s + ")";
+}
+}  // namespace
+
+std::string describe_draft_op(size_t index, const DraftOp& op) {
+  return describe(index, op.kind, op.out.empty() ? nullptr : &op.out.front());
+}
+
+std::string SemanticProgram::describe_op(size_t index) const {
+  const Op& op = ops_.at(index);
+  return describe(index, op.kind, op.outputs.empty() ? nullptr : &values_[op.outputs[0]].name);
+}
+
+ProgramDraft SemanticProgram::to_draft() const {
+  ProgramDraft d;
+  d.name = name_;
+  for (ValueId id : inputs_) {
+    const ValueInfo& v = values_[id];
+    InputDecl decl{v.name, v.type.dtype, {}};
+    for (const auto& e : v.type.shape) decl.shape.push_back(e.expr);
+    d.inputs.push_back(std::move(decl));
+  }
+  d.guards = guard_texts_;
+  for (const Op& op : ops_) {
+    DraftOp dop{op.kind, {}, {}, op.attrs};
+    for (ValueId id : op.inputs) dop.in.push_back(values_[id].name);
+    for (ValueId id : op.outputs) dop.out.push_back(values_[id].name);
+    d.ops.push_back(std::move(dop));
+  }
+  for (ValueId id : outputs_) d.outputs.push_back(values_[id].name);
+  return d;
+}
+
+void ExtensionRegistry::add(std::string family, ExtensionInferFn infer) {
+  families_[std::move(family)] = std::move(infer);
+}
+
+const ExtensionInferFn* ExtensionRegistry::find(std::string_view family) const {
+  auto it = families_.find(family);
+  return it == families_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> ExtensionRegistry::families() const {
+  std::vector<std::string> out;
+  for (const auto& [name, fn] : families_) out.push_back(name);
+  return out;
+}
+
+}  // namespace tenact

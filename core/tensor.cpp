@@ -1,1 +1,304 @@
-// placeholder: being written
+// Buffers, checked sizes and strided host tensors (see core/tensor.hpp).
+#include "core/tensor.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "core/checked.hpp"
+
+namespace tenact {
+
+namespace {
+
+std::string shape_text(std::span<const int64_t> dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(dims[i]);
+  }
+  return s + "]";
+}
+
+// Copies one element of `size` bytes; the switch lets the compiler emit a
+// single load/store for the common sizes.
+inline void copy_element(std::byte* dst, const std::byte* src, size_t size) {
+  switch (size) {
+    case 1: std::memcpy(dst, src, 1); break;
+    case 2: std::memcpy(dst, src, 2); break;
+    case 4: std::memcpy(dst, src, 4); break;
+    case 8: std::memcpy(dst, src, 8); break;
+    case 16: std::memcpy(dst, src, 16); break;
+    default: std::memcpy(dst, src, size); break;
+  }
+}
+
+// Calls f(offset_a, offset_b) for every element of `shape` in row-major
+// order, walking two strided layouts at once. Precondition: no dim is 0.
+template <class F>
+void for_each_offset_pair(std::span<const int64_t> shape, std::span<const int64_t> sa,
+                          int64_t base_a, std::span<const int64_t> sb, int64_t base_b, F&& f) {
+  const size_t rank = shape.size();
+  std::vector<int64_t> idx(rank, 0);
+  int64_t a = base_a;
+  int64_t b = base_b;
+  while (true) {
+    if (!f(a, b)) return;
+    size_t ax = rank;
+    while (true) {
+      if (ax == 0) return;
+      --ax;
+      if (++idx[ax] < shape[ax]) {
+        a += sa[ax];
+        b += sb[ax];
+        break;
+      }
+      a -= sa[ax] * (shape[ax] - 1);
+      b -= sb[ax] * (shape[ax] - 1);
+      idx[ax] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+// -- Buffer -------------------------------------------------------------------
+
+Result<std::shared_ptr<Buffer>> Buffer::allocate(size_t bytes) {
+  if (bytes > kMaxTensorBytes)
+    return Error{ErrorCode::LimitExceeded, "buffer of " + std::to_string(bytes) +
+                                               " bytes is over the 1 TiB tensor limit"};
+  // aligned_alloc wants a size that is a multiple of the alignment; never 0.
+  size_t rounded = bytes == 0 ? kTensorAlignment
+                              : (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+  void* p = std::aligned_alloc(kTensorAlignment, rounded);
+  if (p == nullptr)
+    return Error{ErrorCode::ExecutionFailed,
+                 "allocation of " + std::to_string(bytes) + " bytes failed"};
+  std::memset(p, 0, rounded);
+  auto* raw = new (std::nothrow) Buffer(static_cast<std::byte*>(p), bytes);
+  if (raw == nullptr) {
+    std::free(p);
+    return Error{ErrorCode::ExecutionFailed, "allocation of a buffer descriptor failed"};
+  }
+  return std::shared_ptr<Buffer>(raw);
+}
+
+Buffer::~Buffer() { std::free(data_); }
+
+// -- sizes ---------------------------------------------------------------------
+
+Result<int64_t> checked_element_count(std::span<const int64_t> dims) {
+  int64_t count = 1;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] < 0)
+      return Error{ErrorCode::ShapeMismatch, "shape " + shape_text(dims) +
+                                                 " has a negative dimension " +
+                                                 std::to_string(dims[i]) + " at axis " +
+                                                 std::to_string(i)};
+  }
+  // Any zero dim makes the count 0, whatever the order of the others.
+  for (auto d : dims)
+    if (d == 0) return int64_t{0};
+  for (auto d : dims) {
+    auto next = checked_mul(count, d);
+    if (!next)
+      return Error{ErrorCode::Overflow,
+                   "element count of shape " + shape_text(dims) + " overflows 64 bits"};
+    count = *next;
+  }
+  return count;
+}
+
+Result<uint64_t> checked_byte_size(DType dtype, std::span<const int64_t> dims) {
+  TENACT_ASSIGN_OR_RETURN(int64_t count, checked_element_count(dims));
+  auto bytes = checked_mul_u(static_cast<uint64_t>(count), size_of(dtype));
+  if (!bytes || *bytes > kMaxTensorBytes) {
+    std::string need = bytes ? std::to_string(*bytes) + " bytes"
+                             : "more than 18446744073709551615 bytes";
+    return Error{ErrorCode::LimitExceeded, "shape " + shape_text(dims) + " of " +
+                                               std::string(to_string(dtype)) + " needs " +
+                                               need + ", over the 1 TiB limit"};
+  }
+  return *bytes;
+}
+
+std::vector<int64_t> row_major_strides(std::span<const int64_t> dims) {
+  // Zero dims count as 1 (as NumPy does), so the strides of an empty
+  // tensor stay meaningful; they can then overflow only for an empty
+  // tensor (a non-empty one has a checked element count), where no
+  // element is reached and the overflowing strides are left 0.
+  std::vector<int64_t> strides(dims.size(), 0);
+  int64_t acc = 1;
+  for (size_t i = dims.size(); i > 0; --i) {
+    strides[i - 1] = acc;
+    auto next = checked_mul(acc, dims[i - 1] == 0 ? 1 : dims[i - 1]);
+    if (!next) break;
+    acc = *next;
+  }
+  return strides;
+}
+
+// -- HostTensor ----------------------------------------------------------------
+
+Result<HostTensor> HostTensor::zeros(DType dtype, std::vector<int64_t> shape) {
+  TENACT_ASSIGN_OR_RETURN(uint64_t bytes, checked_byte_size(dtype, shape));
+  TENACT_ASSIGN_OR_RETURN(auto buffer, Buffer::allocate(static_cast<size_t>(bytes)));
+  HostTensor t;
+  t.buffer_ = std::move(buffer);
+  t.dtype_ = dtype;
+  t.strides_ = row_major_strides(shape);
+  t.shape_ = std::move(shape);
+  t.offset_ = 0;
+  return t;
+}
+
+Result<HostTensor> HostTensor::view(std::shared_ptr<Buffer> buffer, DType dtype,
+                                    std::vector<int64_t> shape, std::vector<int64_t> strides,
+                                    int64_t offset) {
+  auto describe = [&] {
+    return "view of shape " + shape_text(shape) + " with strides " + shape_text(strides) +
+           " at offset " + std::to_string(offset);
+  };
+  if (buffer == nullptr)
+    return Error{ErrorCode::InvalidAttribute, describe() + " has no buffer"};
+  if (shape.size() != strides.size())
+    return Error{ErrorCode::ShapeMismatch, describe() + ": shape and strides differ in rank"};
+  TENACT_ASSIGN_OR_RETURN(int64_t count, checked_element_count(shape));
+  const uint64_t elem = size_of(dtype);
+  const uint64_t capacity = buffer->size() / elem;  // whole elements in the buffer
+  if (offset < 0 || static_cast<uint64_t>(offset) > capacity)
+    return Error{ErrorCode::ShapeMismatch, describe() + " starts outside the buffer of " +
+                                               std::to_string(capacity) + " elements"};
+  if (count > 0) {
+    // Lowest and highest reachable element offsets, with checked arithmetic.
+    int64_t lo = offset;
+    int64_t hi = offset;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      auto reach = checked_mul(strides[i], shape[i] - 1);
+      std::optional<int64_t> next = std::nullopt;
+      if (reach) next = *reach < 0 ? checked_add(lo, *reach) : checked_add(hi, *reach);
+      if (!next)
+        return Error{ErrorCode::Overflow, describe() + ": element offsets overflow 64 bits"};
+      (*reach < 0 ? lo : hi) = *next;
+    }
+    if (lo < 0 || static_cast<uint64_t>(hi) >= capacity)
+      return Error{ErrorCode::ShapeMismatch,
+                   describe() + " reaches elements " + std::to_string(lo) + " to " +
+                       std::to_string(hi) + ", outside the buffer of " +
+                       std::to_string(capacity) + " elements"};
+  }
+  HostTensor t;
+  t.buffer_ = std::move(buffer);
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.strides_ = std::move(strides);
+  t.offset_ = offset;
+  return t;
+}
+
+int64_t HostTensor::element_count() const {
+  for (auto d : shape_)
+    if (d == 0) return 0;  // the other dims' product may not fit int64
+  int64_t n = 1;
+  for (auto d : shape_) n *= d;  // a non-empty shape was checked when the tensor was made
+  return n;
+}
+
+bool HostTensor::is_contiguous() const {
+  int64_t expected = 1;
+  for (auto d : shape_)
+    if (d == 0) return true;
+  for (size_t i = shape_.size(); i > 0; --i) {
+    const int64_t d = shape_[i - 1];
+    if (d != 1 && strides_[i - 1] != expected) return false;
+    expected *= d;
+  }
+  return true;
+}
+
+std::byte* HostTensor::data() const {
+  if (!buffer_) return nullptr;
+  return buffer_->data() + static_cast<size_t>(offset_) * size_of(dtype_);
+}
+
+HostTensor HostTensor::transposed(std::span<const int64_t> permutation) const {
+  HostTensor t = *this;
+  for (size_t i = 0; i < permutation.size(); ++i) {
+    t.shape_[i] = shape_[static_cast<size_t>(permutation[i])];
+    t.strides_[i] = strides_[static_cast<size_t>(permutation[i])];
+  }
+  return t;
+}
+
+HostTensor HostTensor::broadcast_view(std::vector<int64_t> shape,
+                                      std::span<const int64_t> dims) const {
+  HostTensor t;
+  t.buffer_ = buffer_;
+  t.dtype_ = dtype_;
+  t.offset_ = offset_;
+  t.strides_.assign(shape.size(), 0);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const auto out_axis = static_cast<size_t>(dims[i]);
+    if (shape_[i] == shape[out_axis]) t.strides_[out_axis] = strides_[i];
+  }
+  t.shape_ = std::move(shape);
+  return t;
+}
+
+HostTensor HostTensor::sliced(std::span<const int64_t> start, std::span<const int64_t> limit,
+                              std::span<const int64_t> step) const {
+  HostTensor t = *this;
+  for (size_t i = 0; i < shape_.size(); ++i) {
+    const int64_t extent = limit[i] > start[i] ? (limit[i] - start[i] + step[i] - 1) / step[i] : 0;
+    t.shape_[i] = extent;
+    if (extent > 0) t.offset_ += start[i] * strides_[i];
+    t.strides_[i] = strides_[i] * step[i];
+  }
+  return t;
+}
+
+Result<HostTensor> HostTensor::contiguous() const {
+  if (is_contiguous() && buffer_) return *this;
+  return clone();
+}
+
+Result<HostTensor> HostTensor::clone() const {
+  if (!buffer_) return Error{ErrorCode::Internal, "clone of a tensor that has no buffer"};
+  TENACT_ASSIGN_OR_RETURN(HostTensor out, zeros(dtype_, shape_));
+  const int64_t n = element_count();
+  if (n == 0) return out;
+  const size_t elem = size_of(dtype_);
+  const std::byte* src = buffer_->data();
+  std::byte* dst = out.buffer_->data();
+  if (is_contiguous()) {
+    std::memcpy(dst, src + static_cast<size_t>(offset_) * elem, static_cast<size_t>(n) * elem);
+    return out;
+  }
+  for_each_offset(shape_, strides_, offset_, [&](int64_t linear, int64_t off) {
+    copy_element(dst + static_cast<size_t>(linear) * elem, src + static_cast<size_t>(off) * elem,
+                 elem);
+  });
+  return out;
+}
+
+bool HostTensor::bitwise_equal(const HostTensor& other) const {
+  if (dtype_ != other.dtype_ || shape_ != other.shape_) return false;
+  if (!buffer_ || !other.buffer_) return !buffer_ && !other.buffer_;
+  for (auto d : shape_)
+    if (d == 0) return true;
+  const size_t elem = size_of(dtype_);
+  const std::byte* a = buffer_->data();
+  const std::byte* b = other.buffer_->data();
+  bool equal = true;
+  for_each_offset_pair(shape_, strides_, offset_, other.strides_, other.offset_,
+                       [&](int64_t oa, int64_t ob) {
+                         equal = std::memcmp(a + static_cast<size_t>(oa) * elem,
+                                             b + static_cast<size_t>(ob) * elem, elem) == 0;
+                         return equal;
+                       });
+  return equal;
+}
+
+}  // namespace tenact

@@ -1,1 +1,306 @@
-// placeholder: being written
+// run_dot_general: the batched matrix product of dot_general (result axes:
+// batch, lhs free, rhs free).
+//
+// - f32/f64/c64/c128: OpenBLAS ?gemm per batch. An operand whose matrices
+//   BLAS can read in place (rows or columns contiguous, the other axis one
+//   constant stride) is passed as it is, with NoTrans/Trans (ConjNoTrans/
+//   ConjTrans for a conjugated complex operand); any other layout is packed
+//   per batch into a dense buffer (conjugated while packing).
+// - f16/bf16: both operands converted to f32 and packed, sgemm into an f32
+//   buffer, each result rounded once to the dtype.
+// - integers: dot_loops.hpp, wrapping (unsigned arithmetic), exact.
+// - Sizes BLAS's 32-bit integers cannot describe fall back to dot_loops.hpp.
+// Threads: see blas_threads.hpp for how BLAS and the pool share the cores.
+#include <cblas.h>
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <complex>
+#include <cstdint>
+#include <new>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "engines/cpu/kernels/blas_threads.hpp"
+#include "engines/cpu/kernels/dot_loops.hpp"
+#include "engines/cpu/kernels/dot_pack.hpp"
+#include "engines/cpu/kernels/dot_plan.hpp"
+#include "engines/cpu/kernels/kernel.hpp"
+#include "engines/cpu/kernels/worker_pool.hpp"
+
+namespace tenact::cpu {
+
+namespace {
+
+using namespace dot;
+
+template <class T> struct TypeTag { using type = T; };
+
+/// Calls f(TypeTag<T>{}) with the storage type of a numeric dtype.
+template <class F>
+decltype(auto) visit_numeric_type(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::I8: return f(TypeTag<int8_t>{});
+    case DType::I16: return f(TypeTag<int16_t>{});
+    case DType::I32: return f(TypeTag<int32_t>{});
+    case DType::I64: return f(TypeTag<int64_t>{});
+    case DType::U8: return f(TypeTag<uint8_t>{});
+    case DType::U16: return f(TypeTag<uint16_t>{});
+    case DType::U32: return f(TypeTag<uint32_t>{});
+    case DType::U64: return f(TypeTag<uint64_t>{});
+    case DType::F16: return f(TypeTag<f16>{});
+    case DType::BF16: return f(TypeTag<bf16>{});
+    case DType::F32: return f(TypeTag<float>{});
+    case DType::F64: return f(TypeTag<double>{});
+    case DType::C64: return f(TypeTag<std::complex<float>>{});
+    case DType::C128: return f(TypeTag<std::complex<double>>{});
+    case DType::Bool: break;
+  }
+  return f(TypeTag<float>{});  // unreachable: bool is rejected before
+}
+
+template <class T> inline constexpr bool is_half_v =
+    std::is_same_v<T, f16> || std::is_same_v<T, bf16>;
+template <class T> inline constexpr bool is_blas_v =
+    std::is_same_v<T, float> || std::is_same_v<T, double> ||
+    std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
+
+/// The type a product computes in: f32 for f16/bf16, the unsigned type of
+/// the same width for integers, the type itself otherwise.
+template <class T> struct CalcOf { using type = std::make_unsigned_t<T>; };
+template <> struct CalcOf<f16> { using type = float; };
+template <> struct CalcOf<bf16> { using type = float; };
+template <> struct CalcOf<float> { using type = float; };
+template <> struct CalcOf<double> { using type = double; };
+template <> struct CalcOf<std::complex<float>> { using type = std::complex<float>; };
+template <> struct CalcOf<std::complex<double>> { using type = std::complex<double>; };
+template <class T> using calc_t = typename CalcOf<T>::type;
+
+template <class Out, class C> inline Out from_calc(const C& c) {
+  if constexpr (is_half_v<Out>) return Out{c};
+  else return static_cast<Out>(c);
+}
+
+// -- BLAS ------------------------------------------------------------------------
+
+void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, const float* a, int lda,
+          const float* b, int ldb, float* c, int ldc) {
+  cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+}
+void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, const double* a, int lda,
+          const double* b, int ldb, double* c, int ldc) {
+  cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
+}
+void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k,
+          const std::complex<float>* a, int lda, const std::complex<float>* b, int ldb,
+          std::complex<float>* c, int ldc) {
+  const std::complex<float> one{1.0f, 0.0f}, zero{0.0f, 0.0f};
+  cblas_cgemm(CblasRowMajor, ta, tb, m, n, k, &one, a, lda, b, ldb, &zero, c, ldc);
+}
+void gemm(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k,
+          const std::complex<double>* a, int lda, const std::complex<double>* b, int ldb,
+          std::complex<double>* c, int ldc) {
+  const std::complex<double> one{1.0, 0.0}, zero{0.0, 0.0};
+  cblas_zgemm(CblasRowMajor, ta, tb, m, n, k, &one, a, lda, b, ldb, &zero, c, ldc);
+}
+
+CBLAS_TRANSPOSE blas_flag(bool transposed, bool conj) {
+  if (transposed) return conj ? CblasConjTrans : CblasTrans;
+  return conj ? CblasConjNoTrans : CblasNoTrans;
+}
+
+bool fits_int(int64_t v) { return v >= 0 && v <= INT_MAX; }
+
+/// Everything one dot_general needs, shared by its tasks (read-only).
+struct DotCall {
+  const DotPlan& plan;
+  bool conj_lhs;
+  bool conj_rhs;
+  std::vector<int64_t> lhs_offsets;  // per batch
+  std::vector<int64_t> rhs_offsets;
+  WorkerPool* pool;
+};
+
+/// Runs body(b0, b1) over the batches: spread over the pool when every
+/// gemm is small enough that OpenBLAS keeps it in the calling thread,
+/// serially (one gemm at a time, BLAS threads inside) otherwise.
+/// Returns false when a task failed to allocate.
+template <class Body>
+bool for_batches(const DotCall& d, bool small_gemms, Body&& body) {
+  std::atomic<bool> failed{false};
+  auto guarded = [&](int64_t b0, int64_t b1) {
+    try {
+      body(b0, b1);
+    } catch (const std::bad_alloc&) {
+      failed.store(true);
+    }
+  };
+  if (small_gemms && d.plan.batch > 1)
+    parallel_for(d.pool, d.plan.batch, 1, guarded);
+  else
+    guarded(0, d.plan.batch);
+  return !failed.load();
+}
+
+bool small_gemm(const DotPlan& p) {
+  return static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) <=
+         kBlasSingleThreadWork;
+}
+
+/// f32/f64/c64/c128 through BLAS, operands in place where possible.
+template <class T>
+bool blas_product(const T* lhs, const T* rhs, T* out, const DotCall& d) {
+  const DotPlan& p = d.plan;
+  const BlasOperand a_op = blas_operand(p.lhs_free, p.lhs_contract);
+  const BlasOperand b_op = blas_operand(p.rhs_contract, p.rhs_free);
+  const bool a_direct = a_op.direct && fits_int(a_op.ld);
+  const bool b_direct = b_op.direct && fits_int(b_op.ld);
+  const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
+  return for_batches(d, small_gemm(p), [&](int64_t b0, int64_t b1) {
+    std::vector<T> a_buf(a_direct ? 0 : static_cast<size_t>(p.m * p.k));
+    std::vector<T> b_buf(b_direct ? 0 : static_cast<size_t>(p.k * p.n));
+    for (int64_t b = b0; b < b1; ++b) {
+      const T* a = lhs + d.lhs_offsets[static_cast<size_t>(b)];
+      const T* bm = rhs + d.rhs_offsets[static_cast<size_t>(b)];
+      CBLAS_TRANSPOSE ta = CblasNoTrans, tb = CblasNoTrans;
+      int lda = k, ldb = n;
+      if (a_direct) {
+        ta = blas_flag(a_op.transposed, d.conj_lhs && is_complex_v<T>);
+        lda = static_cast<int>(a_op.ld);
+      } else {
+        pack_matrix<T>(a_buf.data(), a, p.lhs_free, p.lhs_contract, d.conj_lhs);
+        a = a_buf.data();
+      }
+      if (b_direct) {
+        tb = blas_flag(b_op.transposed, d.conj_rhs && is_complex_v<T>);
+        ldb = static_cast<int>(b_op.ld);
+      } else {
+        pack_matrix<T>(b_buf.data(), bm, p.rhs_contract, p.rhs_free, d.conj_rhs);
+        bm = b_buf.data();
+      }
+      gemm(ta, tb, m, n, k, a, lda, bm, ldb, out + b * p.m * p.n, n);
+    }
+  });
+}
+
+/// f16/bf16: converted to f32, sgemm, rounded once.
+template <class T>
+bool half_product(const T* lhs, const T* rhs, T* out, const DotCall& d) {
+  const DotPlan& p = d.plan;
+  const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
+  return for_batches(d, small_gemm(p), [&](int64_t b0, int64_t b1) {
+    std::vector<float> a_buf(static_cast<size_t>(p.m * p.k));
+    std::vector<float> b_buf(static_cast<size_t>(p.k * p.n));
+    std::vector<float> c_buf(static_cast<size_t>(p.m * p.n));
+    for (int64_t b = b0; b < b1; ++b) {
+      pack_matrix<float>(a_buf.data(), lhs + d.lhs_offsets[static_cast<size_t>(b)], p.lhs_free,
+                         p.lhs_contract, false);
+      pack_matrix<float>(b_buf.data(), rhs + d.rhs_offsets[static_cast<size_t>(b)],
+                         p.rhs_contract, p.rhs_free, false);
+      gemm(CblasNoTrans, CblasNoTrans, m, n, k, a_buf.data(), k, b_buf.data(), n, c_buf.data(), n);
+      T* o = out + b * p.m * p.n;
+      for (size_t i = 0; i < c_buf.size(); ++i) o[i] = T{c_buf[i]};
+    }
+  });
+}
+
+/// Integers, and any type whose sizes exceed BLAS's ints: dot_loops.hpp,
+/// batches in order, the rows of each product spread over the pool.
+template <class T>
+bool loop_product(const T* lhs, const T* rhs, T* out, const DotCall& d) {
+  using C = calc_t<T>;
+  const DotPlan& p = d.plan;
+  try {
+    std::vector<C> a_buf(static_cast<size_t>(p.m * p.k));
+    std::vector<C> b_buf(static_cast<size_t>(p.k * p.n));
+    std::vector<C> c_buf(static_cast<size_t>(p.m * p.n));
+    for (int64_t b = 0; b < p.batch; ++b) {
+      pack_matrix<C>(a_buf.data(), lhs + d.lhs_offsets[static_cast<size_t>(b)], p.lhs_free,
+                     p.lhs_contract, d.conj_lhs);
+      pack_matrix<C>(b_buf.data(), rhs + d.rhs_offsets[static_cast<size_t>(b)], p.rhs_contract,
+                     p.rhs_free, d.conj_rhs);
+      const int64_t row_work = std::max<int64_t>(1, p.n * p.k);
+      parallel_for(d.pool, p.m, std::max<int64_t>(1, (int64_t{1} << 16) / row_work),
+                   [&](int64_t r0, int64_t r1) {
+                     gemm_rows(a_buf.data(), b_buf.data(), c_buf.data(), p.n, p.k, r0, r1);
+                   });
+      T* o = out + b * p.m * p.n;
+      for (size_t i = 0; i < c_buf.size(); ++i) o[i] = from_calc<T>(c_buf[i]);
+    }
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
+  return true;
+}
+
+template <class T>
+bool product(const HostTensor& lhs, const HostTensor& rhs, HostTensor& out, const DotCall& d) {
+  const DotPlan& p = d.plan;
+  const T* l = lhs.data_as<const T>();
+  const T* r = rhs.data_as<const T>();
+  T* o = out.data_as<T>();
+  const bool blas_sizes = fits_int(p.m) && fits_int(p.n) && fits_int(p.k);
+  if constexpr (is_blas_v<T>) {
+    if (blas_sizes) return blas_product<T>(l, r, o, d);
+  } else if constexpr (is_half_v<T>) {
+    if (blas_sizes) return half_product<T>(l, r, o, d);
+  }
+  return loop_product<T>(l, r, o, d);
+}
+
+}  // namespace
+
+Result<std::vector<HostTensor>> run_dot_general(const KernelCall& call) {
+  const auto* attrs = std::get_if<DotGeneralAttrs>(&call.attrs);
+  if (attrs == nullptr)
+    return Error{ErrorCode::Internal, "dot_general: the attributes are not dot_general attributes"};
+  if (call.inputs.size() != 2)
+    return Error{ErrorCode::InputMismatch,
+                 "dot_general takes 2 operands, got " + std::to_string(call.inputs.size())};
+  const HostTensor& lhs = call.inputs[0];
+  const HostTensor& rhs = call.inputs[1];
+  if (lhs.dtype() != rhs.dtype())
+    return Error{ErrorCode::TypeMismatch, "dot_general operands differ in dtype: " +
+                                              std::string{to_string(lhs.dtype())} + " and " +
+                                              std::string{to_string(rhs.dtype())}};
+  if (lhs.dtype() == DType::Bool)
+    return Error{ErrorCode::TypeMismatch, "dot_general does not accept bool operands"};
+  if (!call.result_types.empty() && call.result_types[0].dtype != lhs.dtype())
+    return Error{ErrorCode::InputMismatch,
+                 "dot_general: the program expects a " +
+                     std::string{to_string(call.result_types[0].dtype)} +
+                     " result, the operands give " + std::string{to_string(lhs.dtype())}};
+
+  auto planned = plan_dot(lhs.shape(), lhs.strides(), rhs.shape(), rhs.strides(), *attrs);
+  if (!planned.ok()) return std::move(planned).error().with_context("dot_general");
+  const DotPlan& plan = planned.value();
+  auto allocated = HostTensor::zeros(lhs.dtype(), plan.out_shape);
+  if (!allocated.ok()) return std::move(allocated).error().with_context("dot_general");
+  HostTensor out = std::move(allocated).value();
+
+  std::vector<HostTensor> results;
+  if (plan.batch * plan.m * plan.n != 0 && plan.k != 0) {  // else: empty, or zeros (K = 0)
+    bool ok = false;
+    try {
+      DotCall d{plan, attrs->conj_lhs, attrs->conj_rhs, group_offsets(plan.lhs_batch),
+                group_offsets(plan.rhs_batch), call.pool};
+      ok = visit_numeric_type(lhs.dtype(), [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        return product<T>(lhs, rhs, out, d);
+      });
+    } catch (const std::bad_alloc&) {
+      ok = false;
+    }
+    if (!ok)
+      return Error{ErrorCode::ExecutionFailed,
+                   "dot_general: out of memory for the packing buffers of a " +
+                       std::to_string(plan.m) + "x" + std::to_string(plan.k) + " by " +
+                       std::to_string(plan.k) + "x" + std::to_string(plan.n) + " product"};
+  }
+  results.push_back(std::move(out));
+  return results;
+}
+
+}  // namespace tenact::cpu

@@ -1,1 +1,124 @@
-// placeholder: being written
+// The elementwise family's kernel entry point (run_elementwise): checks the
+// operands' shapes, then runs the op as a one-op fused region, so the
+// single-op and fused paths share every per-element function, tile loop
+// and strided read (fused_elementwise.hpp, elementwise_functions.hpp).
+//
+// Decisions the spec leaves to the runtime (program-format.md, "Decisions
+// where StableHLO leaves a choice"), as implemented in
+// elementwise_functions.hpp:
+// - Integer divide by zero: all ones, i.e. -1 for signed types and the
+//   maximum for unsigned ones (as XLA). x % 0 = x. INT_MIN / -1 = INT_MIN
+//   (wraps), INT_MIN % -1 = 0. Never a trap (no SIGFPE).
+// - Integer arithmetic (add, subtract, multiply, negate, abs, power) wraps
+//   in two's complement; abs(INT_MIN) = INT_MIN.
+// - power on integers: by squaring, wrapping; a negative exponent gives 1
+//   for base 1, ±1 for base -1 by parity, 0 otherwise (spec). Floats:
+//   std::pow; complex: std::pow.
+// - maximum/minimum: NaN propagates (the first operand's NaN when both are
+//   NaN); maximum(-0, +0) = +0 and minimum(-0, +0) = -0 in either order
+//   (IEEE 754-2019 maximum/minimum). Complex: lexicographic, a NaN in
+//   either component propagates that operand; equal operands give the
+//   first. clamp(lo, x, hi) = minimum(maximum(x, lo), hi).
+// - compare: NaN is unordered (false except NE); complex EQ/NE compare
+//   both parts, LT/LE/GT/GE are lexicographic.
+// - sign(±0) = ±0, sign(NaN) = NaN; sign of complex z is z/|z| (computed
+//   without overflow; an infinite part counts as ±1), 0 for 0, (NaN, NaN)
+//   when a part is NaN.
+// - round_nearest_afz is std::round, round_nearest_even std::nearbyint
+//   (the default round-to-nearest-even mode). remainder on floats is
+//   std::fmod (sign of the dividend; exact, so f16/bf16 through f32 too).
+// - logistic = 1/(1+e^-x), evaluated as e^x/(1+e^x) for x < 0 so that it
+//   neither overflows nor flushes subnormal results; complex:
+//   1/(1+exp(-z)).
+// - rsqrt on f32 is 1/sqrt computed in f64 and rounded once; f64 and
+//   complex: 1/sqrt. expm1/log1p of complex use cancellation-free
+//   formulas near 0 and std::exp/std::log elsewhere; every other complex
+//   function is std::complex's (spec: special values follow std::complex).
+// - convert: exactly the spec's rule (float -> int truncates toward zero
+//   and saturates, NaN -> 0; int -> int wraps; anything -> float rounds
+//   once, f16/bf16 from f64 or 64-bit integers through half.hpp's exact
+//   constructors; -> bool is x != 0, NaN included; complex -> real takes
+//   the real part; real -> complex has imaginary part 0).
+// - bool is stored as one byte; any nonzero byte reads as true, results
+//   are written as 0/1.
+//
+// Precision (measured; tests state the bound per op): + - * / sqrt are
+// IEEE operations, correctly rounded (f16/bf16: computed in f32, which is
+// wide enough for one correct rounding). f32 exp/log/tanh/logistic use the
+// vectorized vector_math.hpp (<= 1, 1, 2, 3 ulps from the correctly
+// rounded result); f32 sin/cos/expm1/log1p/pow are glibc's float
+// functions, f64 ones glibc's double functions (<= 2 ulps measured); f16/
+// bf16 transcendental ops compute in f32 and round once more.
+#include <string>
+
+#include "engines/cpu/kernels/elementwise_kernels.hpp"
+#include "engines/cpu/kernels/fused_elementwise.hpp"
+#include "engines/cpu/kernels/kernel.hpp"
+
+namespace tenact::cpu {
+
+namespace {
+
+std::string shape_text(const std::vector<int64_t>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+Status same_shape(OpKind kind, std::span<const HostTensor> in, size_t a, size_t b) {
+  if (in[a].shape() == in[b].shape()) return ok_status();
+  return Error{ErrorCode::InputMismatch,
+               std::string{to_string(kind)} + " operand " + std::to_string(b) + " has shape " +
+                   shape_text(in[b].shape()) + ", but operand " + std::to_string(a) + " has " +
+                   shape_text(in[a].shape())};
+}
+
+/// Operand `b` is a scalar (rank 0) or of operand a's shape.
+Status scalar_or_same_shape(OpKind kind, std::span<const HostTensor> in, size_t a, size_t b) {
+  if (in[b].rank() == 0) return ok_status();
+  return same_shape(kind, in, a, b);
+}
+
+/// The shape rules of program-format.md: no implicit broadcasting, except
+/// select's predicate and clamp's bounds, which may be scalars.
+Status check_shapes(OpKind kind, std::span<const HostTensor> in) {
+  switch (kind) {
+    case OpKind::Select:
+      TENACT_TRY(same_shape(kind, in, 1, 2));
+      return scalar_or_same_shape(kind, in, 1, 0);
+    case OpKind::Clamp:
+      TENACT_TRY(scalar_or_same_shape(kind, in, 1, 0));
+      return scalar_or_same_shape(kind, in, 1, 2);
+    default:
+      for (size_t i = 1; i < in.size(); ++i) TENACT_TRY(same_shape(kind, in, 0, i));
+      return ok_status();
+  }
+}
+
+}  // namespace
+
+Result<std::vector<HostTensor>> run_elementwise(const KernelCall& call) {
+  std::vector<DType> dtypes;
+  for (const HostTensor& t : call.inputs) dtypes.push_back(t.dtype());
+  TENACT_ASSIGN_OR_RETURN(ElementwiseKernel kernel,
+                          find_elementwise_kernel(call.kind, call.attrs, dtypes));
+  TENACT_TRY(check_shapes(call.kind, call.inputs));
+  if (!call.result_types.empty() && call.result_types[0].dtype != kernel.result)
+    return Error{ErrorCode::InputMismatch,
+                 std::string{to_string(call.kind)} + " yields " +
+                     std::string{to_string(kernel.result)} + ", but the program expects " +
+                     std::string{to_string(call.result_types[0].dtype)}};
+
+  FusedRegion region;
+  region.input_dtypes = dtypes;
+  FusedOp op;
+  op.kind = call.kind;
+  op.attrs = call.attrs;
+  op.result_dtype = kernel.result;
+  for (uint32_t i = 0; i < call.inputs.size(); ++i) op.operands.push_back(FusedOperand::input(i));
+  region.ops.push_back(std::move(op));
+  region.outputs.push_back(0);
+  return run_fused_region(region, call.inputs, call.pool, nullptr);
+}
+
+}  // namespace tenact::cpu

@@ -1,1 +1,117 @@
-// placeholder: being written
+// The CPU engine's worker pool over asio::thread_pool (see worker_pool.hpp).
+//
+// parallel_for: the range [0, n) is cut into `chunks` ranges fixed by
+// (n, grain, thread_count) alone (chunk_count below); the caller and up to
+// chunks - 1 helper tasks posted to the pool claim chunks through one
+// atomic counter until none is left, and the caller then waits for the
+// claimed ones to finish. A helper that starts after every chunk is claimed
+// only touches the shared counter and leaves, so the caller never waits for
+// a task that has not started: a nested call, or a call while every pool
+// thread is busy, finishes on the caller's own thread if need be.
+#include "engines/cpu/kernels/worker_pool.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include <asio/post.hpp>
+#include <asio/thread_pool.hpp>
+
+namespace tenact::cpu {
+
+namespace {
+
+/// Chunks of at least `grain` items (the last one too, since the n items
+/// are split evenly): at most n / grain, at most 4 per thread (caller
+/// included) for load balance, at least 1.
+int64_t chunk_count(int64_t n, int64_t grain, size_t threads) {
+  const int64_t by_grain = std::max<int64_t>(1, n / std::max<int64_t>(1, grain));
+  const int64_t by_threads = 4 * (static_cast<int64_t>(threads) + 1);
+  return std::min(by_grain, by_threads);
+}
+
+/// [begin, end) of chunk i of `chunks` over n items: the first n % chunks
+/// chunks hold one item more.
+std::pair<int64_t, int64_t> chunk_range(int64_t n, int64_t chunks, int64_t i) {
+  const int64_t base = n / chunks;
+  const int64_t extra = n % chunks;
+  const int64_t begin = i * base + std::min(i, extra);
+  return {begin, begin + base + (i < extra ? 1 : 0)};
+}
+
+/// One parallel_for call, shared by the caller and its helper tasks (which
+/// may outlive the call: they hold it by shared_ptr and never touch `fn`
+/// once every chunk is claimed).
+struct ForState {
+  const std::function<void(int64_t, int64_t)>* fn = nullptr;
+  int64_t n = 0;
+  int64_t chunks = 0;
+  std::atomic<int64_t> next{0};
+  std::atomic<int64_t> done{0};
+
+  /// Claims and runs chunks until none is left.
+  void work() {
+    while (true) {
+      const int64_t i = next.fetch_add(1, std::memory_order_relaxed);
+      if (i >= chunks) return;
+      const auto [begin, end] = chunk_range(n, chunks, i);
+      (*fn)(begin, end);
+      if (done.fetch_add(1, std::memory_order_acq_rel) + 1 == chunks) done.notify_all();
+    }
+  }
+};
+
+}  // namespace
+
+struct WorkerPool::Impl {
+  explicit Impl(size_t threads) : threads(threads), pool(threads) {}
+  size_t threads;
+  asio::thread_pool pool;
+};
+
+WorkerPool::WorkerPool(size_t threads) {
+  if (threads == 0) threads = std::max<size_t>(1, std::thread::hardware_concurrency());
+  impl_ = std::make_unique<Impl>(threads);
+}
+
+// Runs every task posted so far (join, not stop), then ends the threads.
+WorkerPool::~WorkerPool() { impl_->pool.join(); }
+
+size_t WorkerPool::thread_count() const { return impl_->threads; }
+
+void WorkerPool::parallel_for(int64_t n, int64_t grain,
+                              const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  const int64_t chunks = chunk_count(n, grain, impl_->threads);
+  if (chunks == 1) {
+    fn(0, n);
+    return;
+  }
+  auto state = std::make_shared<ForState>();
+  state->fn = &fn;
+  state->n = n;
+  state->chunks = chunks;
+  const int64_t helpers = std::min<int64_t>(chunks - 1, static_cast<int64_t>(impl_->threads));
+  for (int64_t h = 0; h < helpers; ++h) asio::post(impl_->pool, [state] { state->work(); });
+  state->work();
+  // Every chunk is claimed; wait for those still running elsewhere.
+  int64_t finished = state->done.load(std::memory_order_acquire);
+  while (finished != chunks) {
+    state->done.wait(finished, std::memory_order_acquire);
+    finished = state->done.load(std::memory_order_acquire);
+  }
+}
+
+void WorkerPool::post(std::function<void()> task) { asio::post(impl_->pool, std::move(task)); }
+
+void parallel_for(WorkerPool* pool, int64_t n, int64_t grain,
+                  const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  if (pool == nullptr || n < 2 * grain) {
+    fn(0, n);
+    return;
+  }
+  pool->parallel_for(n, grain, fn);
+}
+
+}  // namespace tenact::cpu

@@ -1,1 +1,171 @@
-// placeholder: being written
+// The CPU worker pool: parallel_for covers [0, n) exactly once with ranges
+// fixed by (n, grain, thread_count), the caller takes part (so nesting
+// cannot deadlock), concurrent callers are safe, post runs tasks.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "engines/cpu/kernels/worker_pool.hpp"
+
+namespace tenact::cpu {
+namespace {
+
+using Ranges = std::vector<std::pair<int64_t, int64_t>>;
+
+/// The ranges one parallel_for call hands out, sorted by start.
+Ranges ranges_of(WorkerPool& pool, int64_t n, int64_t grain) {
+  std::mutex m;
+  Ranges ranges;
+  pool.parallel_for(n, grain, [&](int64_t b, int64_t e) {
+    std::lock_guard<std::mutex> lock(m);
+    ranges.emplace_back(b, e);
+  });
+  std::sort(ranges.begin(), ranges.end());
+  return ranges;
+}
+
+TEST_CASE("parallel_for visits every index of [0, n) exactly once", "[worker_pool]") {
+  WorkerPool pool(3);
+  for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{99}, int64_t{100}, int64_t{201},
+                    int64_t{12345}, int64_t{1} << 20}) {
+    std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
+    pool.parallel_for(n, 100, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)].fetch_add(1);
+    });
+    int64_t wrong = 0;
+    for (auto& h : hits) wrong += h.load() != 1;
+    INFO("n = " << n);
+    CHECK(wrong == 0);
+  }
+}
+
+TEST_CASE("parallel_for ranges are contiguous, at least grain long and the same every run",
+          "[worker_pool]") {
+  WorkerPool pool(4);
+  const int64_t n = 1'000'003;
+  const int64_t grain = 1000;
+  const Ranges first = ranges_of(pool, n, grain);
+  REQUIRE(first.size() > 1);
+  CHECK(first.front().first == 0);
+  CHECK(first.back().second == n);
+  for (size_t i = 0; i < first.size(); ++i) {
+    CHECK(first[i].second - first[i].first >= grain);
+    if (i > 0) CHECK(first[i].first == first[i - 1].second);
+  }
+  for (int run = 0; run < 20; ++run) CHECK(ranges_of(pool, n, grain) == first);
+  // Another pool of the same size splits the same way.
+  WorkerPool twin(4);
+  CHECK(ranges_of(twin, n, grain) == first);
+}
+
+TEST_CASE("parallel_for gives one range when n is below two grains", "[worker_pool]") {
+  WorkerPool pool(4);
+  CHECK(ranges_of(pool, 150, 100) == Ranges{{0, 150}});
+  CHECK(ranges_of(pool, 0, 100).empty());
+}
+
+TEST_CASE("the free parallel_for runs serially without a pool or below two grains",
+          "[worker_pool]") {
+  Ranges seen;
+  parallel_for(nullptr, 1'000'000, 10, [&](int64_t b, int64_t e) { seen.emplace_back(b, e); });
+  CHECK(seen == Ranges{{0, 1'000'000}});
+  WorkerPool pool(2);
+  seen.clear();
+  const auto caller = std::this_thread::get_id();
+  bool on_caller = false;
+  parallel_for(&pool, 199, 100, [&](int64_t b, int64_t e) {
+    seen.emplace_back(b, e);
+    on_caller = std::this_thread::get_id() == caller;
+  });
+  CHECK(seen == Ranges{{0, 199}});
+  CHECK(on_caller);
+}
+
+TEST_CASE("parallel_for runs chunks on pool threads at the same time as the caller",
+          "[worker_pool]") {
+  WorkerPool pool(2);
+  std::mutex m;
+  std::condition_variable cv;
+  int inside = 0;
+  bool met = false;
+  // Each chunk waits (bounded) until two chunks are inside at once: only
+  // possible when two threads run chunks concurrently.
+  pool.parallel_for(4, 1, [&](int64_t, int64_t) {
+    std::unique_lock<std::mutex> lock(m);
+    ++inside;
+    if (inside >= 2) met = true;
+    cv.notify_all();
+    cv.wait_for(lock, std::chrono::seconds(20), [&] { return met; });
+    --inside;
+  });
+  CHECK(met);
+}
+
+TEST_CASE("a nested parallel_for inside a chunk completes", "[worker_pool]") {
+  WorkerPool pool(2);
+  std::atomic<int64_t> total{0};
+  pool.parallel_for(64, 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      pool.parallel_for(1000, 10, [&](int64_t ib, int64_t ie) { total.fetch_add(ie - ib); });
+    }
+  });
+  CHECK(total.load() == 64 * 1000);
+}
+
+TEST_CASE("many threads may call parallel_for on one pool at once", "[worker_pool]") {
+  WorkerPool pool(3);
+  constexpr int kCallers = 8;
+  constexpr int kCalls = 40;
+  std::vector<int64_t> sums(kCallers, 0);
+  std::vector<std::thread> callers;
+  for (int c = 0; c < kCallers; ++c) {
+    callers.emplace_back([&, c] {
+      for (int k = 0; k < kCalls; ++k) {
+        std::atomic<int64_t> sum{0};
+        pool.parallel_for(10'000, 50, [&](int64_t b, int64_t e) {
+          int64_t local = 0;
+          for (int64_t i = b; i < e; ++i) local += i;
+          sum.fetch_add(local);
+        });
+        sums[static_cast<size_t>(c)] += sum.load();
+      }
+    });
+  }
+  for (auto& t : callers) t.join();
+  for (int64_t s : sums) CHECK(s == int64_t{kCalls} * (10'000LL * 9'999 / 2));
+}
+
+TEST_CASE("post runs tasks on pool threads and the destructor waits for them",
+          "[worker_pool]") {
+  std::atomic<int> ran{0};
+  std::set<std::thread::id> ids;
+  std::mutex m;
+  {
+    WorkerPool pool(2);
+    CHECK(pool.thread_count() == 2);
+    for (int i = 0; i < 100; ++i)
+      pool.post([&] {
+        ran.fetch_add(1);
+        std::lock_guard<std::mutex> lock(m);
+        ids.insert(std::this_thread::get_id());
+      });
+  }
+  CHECK(ran.load() == 100);
+  CHECK(ids.count(std::this_thread::get_id()) == 0);
+}
+
+TEST_CASE("a pool of 0 threads means the hardware concurrency", "[worker_pool]") {
+  WorkerPool pool(0);
+  CHECK(pool.thread_count() == std::max<size_t>(1, std::thread::hardware_concurrency()));
+}
+
+}  // namespace
+}  // namespace tenact::cpu

@@ -1,0 +1,41 @@
+// Tile functions of the binary arithmetic and logical elementwise ops.
+// Compiled at O3 (see elementwise_tile_loops.hpp).
+#pragma GCC optimize("O3")
+
+#include "engines/cpu/kernels/elementwise_functions.hpp"
+#include "engines/cpu/kernels/elementwise_kernels.hpp"
+#include "engines/cpu/kernels/elementwise_tile_loops.hpp"
+
+namespace tenact::cpu::ew {
+
+namespace {
+
+template <class Op>
+TileFn binary_for(DType t) {
+  return visit_dtype(t, [](auto tag) -> TileFn {
+    using T = typename decltype(tag)::type;
+    if constexpr (Op::template admits<T>) return &binary_tile<Op, T>;
+    else return nullptr;
+  });
+}
+
+}  // namespace
+
+TileFn binary_tile_for(OpKind kind, DType t) {
+  switch (kind) {
+    case OpKind::Add: return binary_for<Add>(t);
+    case OpKind::Subtract: return binary_for<Subtract>(t);
+    case OpKind::Multiply: return binary_for<Multiply>(t);
+    case OpKind::Divide: return binary_for<Divide>(t);
+    case OpKind::Remainder: return binary_for<Remainder>(t);
+    case OpKind::Maximum: return binary_for<Maximum>(t);
+    case OpKind::Minimum: return binary_for<Minimum>(t);
+    case OpKind::Power: return binary_for<Power>(t);
+    case OpKind::And: return binary_for<And>(t);
+    case OpKind::Or: return binary_for<Or>(t);
+    case OpKind::Xor: return binary_for<Xor>(t);
+    default: return nullptr;
+  }
+}
+
+}  // namespace tenact::cpu::ew

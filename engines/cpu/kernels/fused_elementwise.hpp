@@ -1,0 +1,152 @@
+// Fused elementwise regions: a DAG of elementwise ops over one shape, run
+// as one pass over cache-sized tiles instead of one full pass per op.
+//
+// A region names its inputs by position (region inputs) and each op's
+// operands as region inputs or results of earlier ops; `outputs` lists the
+// op results that leave the region. Execution walks the shape in tiles of
+// kFusedTileElements: per tile, every op runs in order on small per-op tile
+// buffers (reused once their last reader has run) and only the outputs are
+// written to full-size tensors. Each op runs through the same tile
+// functions as the single-op kernels (elementwise_kernels.hpp), each result
+// rounded to its own dtype, so a region gives bit for bit what its ops give
+// one by one (program-format.md, "Rounding").
+//
+// Inputs: every input has the region's shape (any strides: contiguous ones
+// are read in place, broadcast ones — all strides 0 — are read once,
+// others are gathered per tile), or is rank 0 and then stands for its
+// broadcast to the region's shape. The region's shape is the common shape
+// of its inputs of rank > 0 ([] when all are rank 0).
+//
+// Thread-safety: a FusedKernel is immutable after compile; any number of
+// threads may run it at once. Results never depend on the pool or its size.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "core/error.hpp"
+#include "core/op_attrs.hpp"
+#include "core/op_kind.hpp"
+#include "core/tensor.hpp"
+#include "engines/cpu/kernels/elementwise_kernels.hpp"
+
+namespace tenact::cpu {
+
+class WorkerPool;
+
+/// Elements per tile: 2048 f32 keep a few live tile buffers within L1.
+inline constexpr int64_t kFusedTileElements = 1024;
+/// Elements per unit of parallel work (the pool's grain).
+inline constexpr int64_t kElementwiseGrain = 64 * 1024;
+
+/// An operand of a fused op: region input `index` or the result of op
+/// `index` (which must come earlier in the region).
+struct FusedOperand {
+  enum class Source : uint8_t { Input, Op };
+  Source source = Source::Input;
+  uint32_t index = 0;
+
+  static FusedOperand input(uint32_t i) { return {Source::Input, i}; }
+  static FusedOperand op(uint32_t i) { return {Source::Op, i}; }
+  friend bool operator==(const FusedOperand&, const FusedOperand&) = default;
+};
+
+struct FusedOp {
+  OpKind kind = OpKind::Add;
+  OpAttrs attrs;
+  std::vector<FusedOperand> operands;
+  /// The dtype the op yields (checked against the op's type rules).
+  DType result_dtype = DType::F32;
+};
+
+struct FusedRegion {
+  std::vector<DType> input_dtypes;
+  /// In dependency order: an op's operands name inputs or earlier ops.
+  std::vector<FusedOp> ops;
+  /// Op indices whose results leave the region, in result order (an op may
+  /// be listed twice; both results then share one tensor).
+  std::vector<uint32_t> outputs;
+};
+
+/// What the executor did, for tests and statistics. Owned by the caller;
+/// updated with relaxed atomics, so one object may be shared by threads.
+struct FusedCounters {
+  std::atomic<uint64_t> regions_run{0};
+  /// Ops run inside regions (each run adds the region's op count).
+  std::atomic<uint64_t> ops_fused{0};
+  /// Tiles processed (a tile runs every op of the region once).
+  std::atomic<uint64_t> tiles{0};
+};
+
+/// A validated region with its tile functions resolved and its tile
+/// buffers assigned. Cheap to copy (shared, immutable state).
+class FusedKernel {
+ public:
+  /// Errors: InvalidAttribute for a region without ops or outputs, or an
+  /// operand, output or op reference out of range (naming the op index);
+  /// the op's own errors from find_elementwise_kernel, and TypeMismatch when
+  /// an op's declared result dtype is not what it yields.
+  static Result<FusedKernel> compile(FusedRegion region);
+
+  /// Runs the region. Errors: InputMismatch for a wrong input count, dtype
+  /// or shape (naming the input); ExecutionFailed when allocation fails.
+  /// `pool` may be null (serial); `counters` may be null.
+  Result<std::vector<HostTensor>> run(std::span<const HostTensor> inputs, WorkerPool* pool,
+                                      FusedCounters* counters = nullptr) const;
+
+  const FusedRegion& region() const;
+  /// Tile buffers one worker needs (after reuse), for tests.
+  size_t scratch_slots() const;
+
+  struct Plan;
+
+ private:
+  explicit FusedKernel(std::shared_ptr<const Plan> plan) : plan_(std::move(plan)) {}
+  std::shared_ptr<const Plan> plan_;
+};
+
+/// compile + run in one call.
+Result<std::vector<HostTensor>> run_fused_region(const FusedRegion& region,
+                                                 std::span<const HostTensor> inputs,
+                                                 WorkerPool* pool,
+                                                 FusedCounters* counters = nullptr);
+
+// -- regions from straight chains ---------------------------------------------
+
+/// A value of the caller's program (an SSA slot id) with its dtype.
+struct ChainValue {
+  uint32_t id = 0;
+  DType dtype = DType::F32;
+};
+
+/// One op of a run of consecutive elementwise ops, in the caller's value ids.
+struct ChainOp {
+  OpKind kind = OpKind::Add;
+  OpAttrs attrs;
+  std::vector<ChainValue> operands;
+  ChainValue result;
+};
+
+struct ChainRegion {
+  FusedRegion region;
+  /// Region input i is the caller's value input_values[i] (values used by
+  /// the chain but not produced in it, in order of first use).
+  std::vector<uint32_t> input_values;
+  /// Region output i is the caller's value output_values[i] (= live_out).
+  std::vector<uint32_t> output_values;
+};
+
+/// Builds the region of a chain of consecutive elementwise ops. `live_out`
+/// lists the values produced by the chain that are read after it (program
+/// outputs or later ops); they become the region's outputs in that order.
+/// Errors: InvalidAttribute when an op is not elementwise, a value is
+/// produced twice, or a live_out value is not produced by the chain;
+/// InputMismatch when a value is used with two different dtypes.
+Result<ChainRegion> region_from_chain(std::span<const ChainOp> ops,
+                                      std::span<const uint32_t> live_out);
+
+}  // namespace tenact::cpu

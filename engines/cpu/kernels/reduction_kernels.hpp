@@ -1,0 +1,404 @@
+// The reduction loops, generic over a policy of reduction_ops.hpp and
+// driven by a ReductionPlan.
+//
+// Summation tree (fixed by the shapes alone, never by the thread count):
+// - a *leaf* is a block of at most kBlock contiguous elements reduced into
+//   kLanes independent accumulators (kPerLane elements each, in order),
+//   the lanes then combined pairwise (InnerRuns); or a group of kRowGroup
+//   consecutive rows accumulated in order, element by element (Rows);
+// - the leaves of one result combine by a binary counter (PairwiseStack):
+//   a balanced pairwise tree over the leaves in order.
+// Splitting the leaves of one result into chunks of a power-of-two count
+// and combining the chunk results by the same binary counter builds the
+// very same tree, which is why the parallel split gives the serial bits.
+// Error of a float sum of n terms: an element passes through at most
+// (kPerLane - 1) + log2(kLanes) + ceil(log2(leaves)) roundings (InnerRuns)
+// or (kRowGroup - 1) + ceil(log2(leaves)) (Rows); both stay within
+// 2*ceil(log2 n) for every n >= 2, the bound program-format.md sets.
+//
+// Thread-safety: every function writes only to the output elements it is
+// given; the pool runs disjoint output ranges or disjoint chunk slots.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+#include "engines/cpu/kernels/reduction_plan.hpp"
+#include "engines/cpu/kernels/worker_pool.hpp"
+
+namespace tenact::cpu::reduction {
+
+template <class Acc> inline constexpr int kLanes =
+    sizeof(Acc) >= 16 ? 8 : static_cast<int>(128 / sizeof(Acc));
+inline constexpr int kPerLane = 8;
+template <class Acc> inline constexpr int64_t kBlock = int64_t{kLanes<Acc>} * kPerLane;
+inline constexpr int64_t kRowGroup = 4;
+/// Leaves per parallel chunk of one result's reduction (a power of two).
+inline constexpr int64_t kChunkLeaves = 64;
+/// Below this many input elements a reduction runs serially.
+inline constexpr int64_t kParallelMinWork = int64_t{1} << 16;
+/// Input elements a parallel task should at least cover.
+inline constexpr int64_t kTaskWork = int64_t{1} << 14;
+/// Bytes of one row tile's pairwise stack (Rows): the tile is as wide as
+/// this allows, so that rows stream in long contiguous pieces while the
+/// stack stays in L2.
+inline constexpr int64_t kStackBytes = int64_t{256} << 10;
+
+/// Walks the positions of an AxisList in row-major order, tracking the
+/// input and output element offsets (relative to a base).
+class Odometer {
+ public:
+  explicit Odometer(const AxisList& axes) : axes_(axes), index_(axes.size(), 0) {}
+
+  void seek(int64_t linear) {
+    in_ = 0;
+    out_ = 0;
+    for (size_t a = axes_.size(); a-- > 0;) {
+      const int64_t n = axes_.sizes[a];
+      index_[a] = linear % n;
+      linear /= n;
+      in_ += index_[a] * axes_.in_strides[a];
+      out_ += index_[a] * axes_.out_strides[a];
+    }
+  }
+  void next() {
+    for (size_t a = axes_.size(); a-- > 0;) {
+      in_ += axes_.in_strides[a];
+      out_ += axes_.out_strides[a];
+      if (++index_[a] < axes_.sizes[a]) return;
+      in_ -= axes_.in_strides[a] * axes_.sizes[a];
+      out_ -= axes_.out_strides[a] * axes_.sizes[a];
+      index_[a] = 0;
+    }
+  }
+  int64_t in_offset() const { return in_; }
+  int64_t out_offset() const { return out_; }
+
+ private:
+  const AxisList& axes_;
+  std::vector<int64_t> index_;
+  int64_t in_ = 0;
+  int64_t out_ = 0;
+};
+
+inline int64_t product(const std::vector<int64_t>& sizes) {
+  int64_t p = 1;
+  for (int64_t s : sizes) p *= s;
+  return p;
+}
+
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+inline size_t thread_count(WorkerPool* pool) { return pool ? pool->thread_count() : 1; }
+
+/// Binary counter over scalar partial results: push() leaves in order,
+/// result() combines what is left from the top down.
+template <class Op>
+class PairwiseStack {
+  using Acc = typename Op::Acc;
+
+ public:
+  void push(Acc v) {
+    int level = 0;
+    while (top_ > 0 && level_[top_ - 1] == level) {
+      v = Op::combine(node_[top_ - 1], v);
+      --top_;
+      ++level;
+    }
+    node_[top_] = v;
+    level_[top_] = static_cast<uint8_t>(level);
+    ++top_;
+  }
+  Acc result() const {
+    if (top_ == 0) return Op::identity();
+    Acc s = node_[top_ - 1];
+    for (int i = top_ - 2; i >= 0; --i) s = Op::combine(node_[i], s);
+    return s;
+  }
+
+ private:
+  Acc node_[64];
+  uint8_t level_[64];
+  int top_ = 0;
+};
+
+/// Combines lanes [0, 2W) pairwise into [0, W), then recurses, for the
+/// levels at or below `width` / 2 (constant trip counts: vectorizable).
+template <class Op, int W>
+void combine_lane_tree(typename Op::Acc* acc, int width) {
+  if constexpr (W >= 1) {
+    if (2 * W <= width)
+      for (int j = 0; j < W; ++j) acc[j] = Op::combine(acc[j], acc[j + W]);
+    combine_lane_tree<Op, W / 2>(acc, width);
+  }
+}
+
+/// One leaf of InnerRuns: 1 <= n <= kBlock contiguous elements.
+template <class Op>
+typename Op::Acc reduce_block(const typename Op::In* __restrict p, int64_t n) {
+  using Acc = typename Op::Acc;
+  constexpr int L = kLanes<Acc>;
+  Acc acc[L];
+  for (int j = 0; j < L; ++j) acc[j] = Op::identity();
+  int64_t i = 0;
+  if constexpr (Op::kSelectCombine) {
+    // Loop-vectorized with if-conversion of the selects (an unrolled body
+    // would be compiled to branches instead).
+    for (; i + L <= n; i += L)
+      for (int j = 0; j < L; ++j) acc[j] = Op::combine(acc[j], Op::load(p[i + j]));
+  } else {
+    // Unrolled so that the lanes live in registers (SLP-vectorized).
+    for (; i + L <= n; i += L) {
+#pragma GCC unroll 128
+      for (int j = 0; j < L; ++j) acc[j] = Op::combine(acc[j], Op::load(p[i + j]));
+    }
+  }
+  for (int j = 0; i + j < n; ++j) acc[j] = Op::combine(acc[j], Op::load(p[i + j]));
+  // Lanes at or above n hold the identity: the tree starts at the
+  // smallest power of two covering the used lanes (a function of n only).
+  const int width = n >= L ? L : static_cast<int>(std::bit_ceil(static_cast<uint64_t>(n)));
+  combine_lane_tree<Op, L / 2>(acc, width);
+  return acc[0];
+}
+
+/// InnerRuns: the leaves [l0, l1) of the result whose input starts at
+/// `base`; a leaf is block j of run (segment) s, leaf = s * blocks + j.
+template <class Op>
+typename Op::Acc reduce_inner_leaves(const typename Op::In* base, const ReductionPlan& plan,
+                                     int64_t l0, int64_t l1) {
+  const int64_t run = plan.inner_length;
+  const int64_t blocks = ceil_div(run, kBlock<typename Op::Acc>);
+  PairwiseStack<Op> stack;
+  Odometer seg(plan.reduced);
+  seg.seek(l0 / blocks);
+  int64_t j = l0 % blocks;
+  for (int64_t l = l0; l < l1; ++l) {
+    const int64_t start = j * kBlock<typename Op::Acc>;
+    stack.push(reduce_block<Op>(base + seg.in_offset() + start,
+                                std::min(kBlock<typename Op::Acc>, run - start)));
+    if (++j == blocks) {
+      j = 0;
+      seg.next();
+    }
+  }
+  return stack.result();
+}
+
+template <class Op>
+void run_inner_runs(const typename Op::In* in, typename Op::Out* out, const ReductionPlan& plan,
+                    WorkerPool* pool) {
+  const int64_t leaves =
+      (plan.reduce_count / plan.inner_length) * ceil_div(plan.inner_length, kBlock<typename Op::Acc>);
+  const int64_t outputs = plan.out_count;
+  auto outputs_range = [&](int64_t b, int64_t e) {
+    Odometer o(plan.kept);
+    o.seek(b);
+    for (int64_t i = b; i < e; ++i, o.next())
+      out[o.out_offset()] = Op::finish(reduce_inner_leaves<Op>(in + o.in_offset(), plan, 0, leaves));
+  };
+  const int64_t work = outputs * plan.reduce_count;
+  const int64_t threads = static_cast<int64_t>(thread_count(pool));
+  if (pool == nullptr || work < kParallelMinWork) {
+    outputs_range(0, outputs);
+    return;
+  }
+  if (outputs >= 4 * threads || leaves < 2 * kChunkLeaves) {
+    parallel_for(pool, outputs, std::max<int64_t>(1, kTaskWork / plan.reduce_count), outputs_range);
+    return;
+  }
+  // Few results, long reductions: split each result's leaves in chunks.
+  using Acc = typename Op::Acc;
+  const int64_t chunks = ceil_div(leaves, kChunkLeaves);
+  std::vector<Acc> partial(static_cast<size_t>(chunks));
+  Odometer o(plan.kept);
+  o.seek(0);
+  for (int64_t i = 0; i < outputs; ++i, o.next()) {
+    const typename Op::In* base = in + o.in_offset();
+    parallel_for(pool, chunks, 1, [&](int64_t b, int64_t e) {
+      for (int64_t c = b; c < e; ++c)
+        partial[static_cast<size_t>(c)] = reduce_inner_leaves<Op>(
+            base, plan, c * kChunkLeaves, std::min(leaves, (c + 1) * kChunkLeaves));
+    });
+    PairwiseStack<Op> stack;
+    for (const Acc& p : partial) stack.push(p);
+    out[o.out_offset()] = Op::finish(stack.result());
+  }
+}
+
+// -- Rows ----------------------------------------------------------------------
+
+template <class Op>
+void load_row(typename Op::Acc* __restrict dst, const typename Op::In* __restrict src, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int j = 0; j < 16; ++j) dst[i + j] = Op::load(src[i + j]);
+  for (; i < n; ++i) dst[i] = Op::load(src[i]);
+}
+
+template <class Op>
+void combine_row(typename Op::Acc* __restrict dst, const typename Op::In* __restrict src,
+                 int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int j = 0; j < 16; ++j) dst[i + j] = Op::combine(dst[i + j], Op::load(src[i + j]));
+  for (; i < n; ++i) dst[i] = Op::combine(dst[i], Op::load(src[i]));
+}
+
+/// dst = combine(dst, src) elementwise, both partial results.
+template <class Op>
+void combine_partials(typename Op::Acc* __restrict dst, const typename Op::Acc* __restrict src,
+                      int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int j = 0; j < 16; ++j) dst[i + j] = Op::combine(dst[i + j], src[i + j]);
+  for (; i < n; ++i) dst[i] = Op::combine(dst[i], src[i]);
+}
+
+/// Binary counter over vectors of `width` partial results (one row tile).
+/// Owns its storage: levels * width accumulators.
+template <class Op>
+class RowStack {
+  using Acc = typename Op::Acc;
+
+ public:
+  RowStack(int64_t width, int64_t leaves)
+      : width_(width),
+        slots_(std::bit_width(static_cast<uint64_t>(std::max<int64_t>(leaves, 1))) + 1),
+        node_(static_cast<size_t>(slots_ * width)),
+        level_(static_cast<size_t>(slots_), 0) {}
+
+  /// The slot the next leaf is written into before push().
+  Acc* next_slot() { return node_.data() + static_cast<size_t>(top_) * width_; }
+
+  void push() {
+    int level = 0;
+    while (top_ > 0 && level_[static_cast<size_t>(top_ - 1)] == level) {
+      combine_partials<Op>(slot(top_ - 1), slot(top_), width_);
+      --top_;
+      ++level;
+    }
+    level_[static_cast<size_t>(top_)] = static_cast<uint8_t>(level);
+    ++top_;
+  }
+
+  /// Collapses the stack; returns the result vector (valid until the next push).
+  const Acc* result() {
+    for (int i = top_ - 2; i >= 0; --i) combine_partials<Op>(slot(i), slot(i + 1), width_);
+    top_ = top_ > 0 ? 1 : 0;
+    return slot(0);
+  }
+
+ private:
+  Acc* slot(int i) { return node_.data() + static_cast<size_t>(i) * width_; }
+  int64_t width_;
+  int64_t slots_;
+  std::vector<Acc> node_;
+  std::vector<uint8_t> level_;
+  int top_ = 0;
+};
+
+/// Rows: accumulates the row groups [g0, g1) of columns [c0, c0 + width)
+/// of the outer position whose input starts at `base` into `stack`.
+template <class Op>
+void push_row_groups(RowStack<Op>& stack, const typename Op::In* base, const ReductionPlan& plan,
+                     int64_t c0, int64_t width, int64_t g0, int64_t g1) {
+  const int64_t rows = plan.reduce_count;
+  Odometer r(plan.reduced);
+  r.seek(g0 * kRowGroup);
+  for (int64_t g = g0; g < g1; ++g) {
+    typename Op::Acc* dst = stack.next_slot();
+    const int64_t end = std::min(rows, (g + 1) * kRowGroup);
+    load_row<Op>(dst, base + r.in_offset() + c0, width);
+    r.next();
+    for (int64_t row = g * kRowGroup + 1; row < end; ++row, r.next())
+      combine_row<Op>(dst, base + r.in_offset() + c0, width);
+    stack.push();
+  }
+}
+
+template <class Op>
+void run_rows(const typename Op::In* in, typename Op::Out* out, const ReductionPlan& plan,
+              WorkerPool* pool) {
+  using Acc = typename Op::Acc;
+  const int64_t row_len = plan.inner_length;
+  const int64_t outer = plan.out_count / row_len;
+  const int64_t groups = ceil_div(plan.reduce_count, kRowGroup);
+  const int64_t levels = std::bit_width(static_cast<uint64_t>(groups)) + 1;
+  const int64_t tile = std::min(
+      row_len, std::max<int64_t>(16, kStackBytes / (levels * static_cast<int64_t>(sizeof(Acc)))));
+  const int64_t tiles = ceil_div(row_len, tile);
+  const int64_t units = outer * tiles;  // (outer position, tile) pairs
+
+  auto write = [&](const Acc* result, typename Op::Out* dst, int64_t width) {
+    for (int64_t i = 0; i < width; ++i) dst[i * plan.inner_out_stride] = Op::finish(result[i]);
+  };
+  auto units_range = [&](int64_t b, int64_t e) {
+    Odometer o(plan.kept);
+    o.seek(b / tiles);
+    int64_t t = b % tiles;
+    for (int64_t u = b; u < e; ++u) {
+      const int64_t c0 = t * tile;
+      const int64_t width = std::min(tile, row_len - c0);
+      RowStack<Op> stack(width, groups);
+      push_row_groups<Op>(stack, in + o.in_offset(), plan, c0, width, 0, groups);
+      write(stack.result(), out + o.out_offset() + c0 * plan.inner_out_stride, width);
+      if (++t == tiles) {
+        t = 0;
+        o.next();
+      }
+    }
+  };
+  const int64_t work = plan.out_count * plan.reduce_count;
+  const int64_t threads = static_cast<int64_t>(thread_count(pool));
+  if (pool == nullptr || work < kParallelMinWork) {
+    units_range(0, units);
+    return;
+  }
+  if (units >= 4 * threads || groups < 2 * kChunkLeaves) {
+    const int64_t unit_work = std::min(tile, row_len) * plan.reduce_count;
+    parallel_for(pool, units, std::max<int64_t>(1, kTaskWork / unit_work), units_range);
+    return;
+  }
+  // Few tiles, many rows: split each tile's row groups in chunks; the
+  // chunk results combine by the same binary counter (same tree).
+  const int64_t chunks = ceil_div(groups, kChunkLeaves);
+  std::vector<Acc> partial(static_cast<size_t>(chunks * tile));
+  Odometer o(plan.kept);
+  o.seek(0);
+  for (int64_t p = 0; p < outer; ++p, o.next()) {
+    for (int64_t t = 0; t < tiles; ++t) {
+      const int64_t c0 = t * tile;
+      const int64_t width = std::min(tile, row_len - c0);
+      const typename Op::In* base = in + o.in_offset();
+      parallel_for(pool, chunks, 1, [&](int64_t b, int64_t e) {
+        for (int64_t c = b; c < e; ++c) {
+          RowStack<Op> stack(width, kChunkLeaves);
+          push_row_groups<Op>(stack, base, plan, c0, width, c * kChunkLeaves,
+                              std::min(groups, (c + 1) * kChunkLeaves));
+          const Acc* r = stack.result();
+          std::copy(r, r + width, partial.begin() + c * tile);
+        }
+      });
+      RowStack<Op> stack(width, chunks);
+      for (int64_t c = 0; c < chunks; ++c) {
+        std::copy(partial.begin() + c * tile, partial.begin() + c * tile + width,
+                  stack.next_slot());
+        stack.push();
+      }
+      write(stack.result(), out + o.out_offset() + c0 * plan.inner_out_stride, width);
+    }
+  }
+}
+
+/// Runs the plan's loops (InnerRuns or Rows); the plan must not be Trivial
+/// and its layout must be supported.
+template <class Op>
+void run_plan(const typename Op::In* in, typename Op::Out* out, const ReductionPlan& plan,
+              WorkerPool* pool) {
+  if (plan.shape == ReductionShape::InnerRuns) run_inner_runs<Op>(in, out, plan, pool);
+  else run_rows<Op>(in, out, plan, pool);
+}
+
+}  // namespace tenact::cpu::reduction

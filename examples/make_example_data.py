@@ -1,0 +1,257 @@
+#!/usr/bin/python3
+"""Writes the sample inputs and NumPy reference outputs of every example.
+
+Run with Debian's /usr/bin/python3 (it has NumPy):
+
+    /usr/bin/python3 examples/make_example_data.py
+
+For each example <name> it writes examples/<name>/inputs/<input>.npy and
+examples/<name>/expected/<output>.npy. Every example draws from its own seeded
+generator, so the files are the same on every run and adding an example does
+not change the others.
+
+The reference for each example is a plain NumPy formulation of the math,
+written from the description in the example's README, not from its JSON. It
+computes in float32 the way the program does (one rounding per step), so a
+runtime result should agree to a few ulps, except for sums, which may
+reassociate. Each reference is also cross-checked, in float64, against a
+second formulation that differs from the first; a mismatch stops the script.
+"""
+
+import os
+
+import numpy as np
+
+EXAMPLES_DIR = os.path.dirname(os.path.abspath(__file__))
+f32 = np.float32
+
+
+def rng_for(seed):
+    return np.random.default_rng(seed)
+
+
+def normal(rng, shape, scale=1.0):
+    return (rng.standard_normal(shape) * scale).astype(f32)
+
+
+def write_example(name, inputs, expected):
+    """Saves every array of inputs and expected under examples/<name>/."""
+    for sub, arrays in (("inputs", inputs), ("expected", expected)):
+        folder = os.path.join(EXAMPLES_DIR, name, sub)
+        os.makedirs(folder, exist_ok=True)
+        for array_name, array in arrays.items():
+            array = np.array(array, order="C")  # keeps 0-d arrays 0-d
+            np.save(os.path.join(folder, array_name + ".npy"), array)
+
+
+def check_close(what, got, want, rtol=1e-5, atol=1e-6):
+    if not np.allclose(np.asarray(got, np.float64), np.asarray(want, np.float64),
+                       rtol=rtol, atol=atol):
+        raise SystemExit(f"cross-check failed: {what}")
+
+
+def softmax_last_axis(x):
+    """Row softmax in the program's own order: shift by max, exp, normalise."""
+    shifted = x - x.max(axis=-1, keepdims=True)
+    e = np.exp(shifted)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def softmax_via_logsumexp(x64):
+    """Second formulation: exp(x - log(sum(exp(x - m))) - m), in float64."""
+    x64 = np.asarray(x64, np.float64)
+    m = np.max(x64, axis=-1, keepdims=True)
+    lse = m + np.log(np.sum(np.exp(x64 - m), axis=-1, keepdims=True))
+    return np.exp(x64 - lse)
+
+
+def make_mlp():
+    rng = rng_for(101)
+    x = normal(rng, (4, 16))
+    w1 = normal(rng, (16, 32), 0.25)
+    b1 = normal(rng, (32,), 0.1)
+    w2 = normal(rng, (32, 10), 1 / np.sqrt(32))
+    b2 = normal(rng, (10,), 0.1)
+
+    hidden = np.maximum(x @ w1 + b1, f32(0))
+    y = hidden @ w2 + b2
+
+    x64, w164, w264 = (a.astype(np.float64) for a in (x, w1, w2))
+    pre = np.einsum("bi,ij->bj", x64, w164) + b1
+    y64 = np.einsum("bj,jk->bk", np.where(pre > 0, pre, 0.0), w264) + b2
+    check_close("mlp", y, y64, rtol=1e-4, atol=1e-5)
+
+    write_example("mlp", dict(x=x, w1=w1, b1=b1, w2=w2, b2=b2), dict(y=y))
+
+
+def make_softmax():
+    rng = rng_for(102)
+    x = normal(rng, (5, 8), 2.0)
+    x[0, :] = 0           # a row of ties: every weight is 1/8
+    x[1, 3] = 30          # a dominant entry: the row is nearly one-hot
+
+    y = softmax_last_axis(x)
+
+    check_close("softmax", y, softmax_via_logsumexp(x))
+    check_close("softmax rows sum to 1", y.sum(axis=1), np.ones(5))
+    write_example("softmax", dict(x=x), dict(y=y))
+
+
+def make_layer_norm():
+    rng = rng_for(103)
+    x = normal(rng, (4, 16), 3.0) + f32(1.5)
+    gamma = (1 + normal(rng, (16,), 0.2)).astype(f32)
+    beta = normal(rng, (16,), 0.2)
+    eps = f32(1e-5)
+
+    mean = x.mean(axis=1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=1, keepdims=True)
+    y = (x - mean) / np.sqrt(var + eps) * gamma + beta
+
+    x64 = x.astype(np.float64)
+    y64 = (x64 - x64.mean(1, keepdims=True)) / np.sqrt(x64.var(1, keepdims=True)
+                                                      + 1e-5) * gamma + beta
+    check_close("layer_norm", y, y64, rtol=1e-4, atol=1e-5)
+    write_example("layer_norm", dict(x=x, gamma=gamma, beta=beta), dict(y=y))
+
+
+def make_embedding():
+    rng = rng_for(104)
+    table = normal(rng, (20, 8))
+    ids = np.array([3, 7, 3, 0, 19, 7], dtype=np.int32)  # 3 and 7 repeat
+    grad = normal(rng, (6, 8), 0.5)
+
+    rows = table[ids]
+    table_updated = table.copy()
+    np.add.at(table_updated, ids, grad)
+
+    want = table.astype(np.float64)
+    for t, row in enumerate(ids):
+        want[row] += grad[t]
+    check_close("embedding rows", rows, np.stack([table[i] for i in ids]), 0, 0)
+    check_close("embedding scatter-add", table_updated, want)
+    write_example("embedding", dict(table=table, ids=ids, grad=grad),
+                  dict(rows=rows, table_updated=table_updated))
+
+
+def make_attention():
+    rng = rng_for(105)
+    heads, steps, width = 2, 5, 16
+    q = normal(rng, (heads, steps, width))
+    k = normal(rng, (heads, steps, width))
+    v = normal(rng, (heads, steps, width))
+
+    scores = np.matmul(q, k.transpose(0, 2, 1)) * f32(1 / np.sqrt(width))
+    causal = np.tril(np.ones((steps, steps), dtype=bool))
+    weights = softmax_last_axis(np.where(causal, scores, f32(-np.inf)))
+    context = np.matmul(weights, v)
+
+    # Second formulation: a loop over heads and query positions, attending
+    # only to keys 0..t, in float64.
+    context64 = np.zeros((heads, steps, width))
+    for h in range(heads):
+        for t in range(steps):
+            s = k[h, :t + 1].astype(np.float64) @ q[h, t] / np.sqrt(width)
+            p = np.exp(s - s.max())
+            context64[h, t] = (p / p.sum()) @ v[h, :t + 1]
+            check_close("attention weights", weights[h, t, :t + 1], p / p.sum())
+    check_close("attention masked weights are 0", weights[:, ~causal], 0, 0, 0)
+    check_close("attention", context, context64, rtol=1e-4, atol=1e-5)
+    write_example("attention", dict(q=q, k=k, v=v), dict(context=context, weights=weights))
+
+
+def make_elementwise_chain():
+    rng = rng_for(106)
+    a = normal(rng, (32,))
+    b = normal(rng, (32,))
+    c = normal(rng, (32,))
+
+    y = np.tanh(a * b + c) * f32(0.5) + a
+
+    ab_c = a.astype(np.float64) * b + c
+    y64 = (np.exp(2 * ab_c) - 1) / (np.exp(2 * ab_c) + 1) / 2 + a
+    check_close("elementwise_chain", y, y64)
+    write_example("elementwise_chain", dict(a=a, b=b, c=c), dict(y=y))
+
+
+def make_image_preprocess():
+    rng = rng_for(107)
+    image = rng.integers(0, 256, size=(4, 5, 3), dtype=np.uint8)
+    image[0, 0] = [0, 0, 0]
+    image[0, 1] = [255, 255, 255]    # normalises above 2: clamped
+    mean = np.array([0.485, 0.456, 0.406], dtype=f32)
+    std = np.array([0.229, 0.224, 0.225], dtype=f32)
+
+    standardized = (image.astype(f32) / f32(255) - mean) / std
+    chw = np.clip(standardized.transpose(2, 0, 1), f32(-2), f32(2))
+
+    want = np.empty((3, 4, 5))
+    for ch in range(3):
+        want[ch] = (image[:, :, ch] / 255.0 - mean[ch]) / std[ch]
+    want = np.minimum(np.maximum(want, -2), 2)
+    check_close("image_preprocess", chw, want)
+    if not (chw == 2).any():
+        raise SystemExit("image_preprocess sample no longer exercises clamp")
+    write_example("image_preprocess", dict(image=image, mean=mean, std=std),
+                  dict(chw=chw))
+
+
+def make_moving_average():
+    rng = rng_for(108)
+    x = normal(rng, (12,))
+
+    padded = np.concatenate([[f32(0)], x, [f32(0)]]).astype(f32)
+    y = (padded[:-2] + padded[1:-1] + padded[2:]) / f32(3)
+
+    check_close("moving_average", y, np.convolve(x.astype(np.float64),
+                                                 np.ones(3) / 3, mode="same"))
+    write_example("moving_average", dict(x=x), dict(y=y))
+
+
+def make_kv_cache_update():
+    rng = rng_for(109)
+    cache = normal(rng, (8, 16))
+    new_row = normal(rng, (1, 16))
+    pos = np.array(2, dtype=np.int32)   # window start 2-3 = -1 clamps to 0
+    window_rows = 4
+
+    cache_updated = cache.copy()
+    cache_updated[pos] = new_row[0]
+    start = min(max(int(pos) - 3, 0), cache.shape[0] - window_rows)
+    window = cache_updated[start:start + window_rows]
+
+    want = np.concatenate([cache[:pos], new_row, cache[pos + 1:]])
+    check_close("kv_cache_update cache", cache_updated, want, 0, 0)
+    check_close("kv_cache_update window", window, want[:4], 0, 0)
+    write_example("kv_cache_update", dict(cache=cache, new_row=new_row, pos=pos),
+                  dict(cache_updated=cache_updated, window=window))
+
+
+def make_prefix_sum():
+    rng = rng_for(110)
+    x = normal(rng, (10,))
+
+    prefix = np.cumsum(x, dtype=f32)
+    suffix = np.cumsum(x[::-1], dtype=f32)[::-1]
+
+    x64 = x.astype(np.float64)
+    check_close("prefix_sum prefix", prefix, [x64[:i + 1].sum() for i in range(10)])
+    check_close("prefix_sum suffix", suffix, [x64[i:].sum() for i in range(10)])
+    write_example("prefix_sum", dict(x=x), dict(prefix=prefix, suffix=suffix))
+
+
+def main():
+    make_mlp()
+    make_softmax()
+    make_layer_norm()
+    make_embedding()
+    make_attention()
+    make_elementwise_chain()
+    make_image_preprocess()
+    make_moving_average()
+    make_kv_cache_update()
+    make_prefix_sum()
+
+
+if __name__ == "__main__":
+    main()
