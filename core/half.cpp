@@ -7,7 +7,9 @@ namespace tenact {
 namespace half_detail {
 
 float round_long_double(long double v, int mant_bits, int emin, float max_finite) {
-  if (std::isnan(v)) return std::numeric_limits<float>::quiet_NaN();
+  if (std::isnan(v))
+    return std::signbit(v) ? -std::numeric_limits<float>::quiet_NaN()
+                           : std::numeric_limits<float>::quiet_NaN();
   if (std::isinf(v) || v == 0) return static_cast<float>(v);
   int e = 0;
   std::frexp(v, &e);  // v = m * 2^e, 0.5 <= |m| < 1: leading bit has weight 2^(e-1)

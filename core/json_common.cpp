@@ -5,6 +5,8 @@
 // so a hostile document ("[[[[..." x 10^6) cannot exhaust the stack.
 #include "core/json_internal.hpp"
 
+#include <set>
+
 #include <cmath>
 #include <cstring>
 #include <exception>
@@ -87,8 +89,30 @@ Result<Json> parse_json(std::string_view text, std::string_view what) {
     return Error{ErrorCode::LimitExceeded,
                  std::string(what) + ": JSON nesting deeper than " +
                      std::to_string(kMaxJsonDepth) + " levels at byte " + std::to_string(*pos)};
+  // Duplicate keys are an error, not "last one wins": a typo must not be
+  // silently shadowed. The callback tracks the keys of each open object.
+  struct DuplicateKey {
+    std::string key;
+  };
+  std::vector<std::set<std::string, std::less<>>> open_objects;
+  auto on_event = [&](int, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start: open_objects.emplace_back(); break;
+      case Json::parse_event_t::object_end:
+        if (!open_objects.empty()) open_objects.pop_back();
+        break;
+      case Json::parse_event_t::key:
+        if (!open_objects.empty() && !open_objects.back().insert(parsed.get<std::string>()).second)
+          throw DuplicateKey{parsed.get<std::string>()};
+        break;
+      default: break;
+    }
+    return true;
+  };
   try {
-    return Json::parse(text.begin(), text.end());
+    return Json::parse(text.begin(), text.end(), on_event);
+  } catch (const DuplicateKey& d) {
+    return Error{ErrorCode::Parse, std::string(what) + ": duplicate key '" + d.key + "' in a JSON object"};
   } catch (const Json::parse_error& e) {
     return Error{ErrorCode::Parse, std::string(what) + ": JSON syntax error at byte " +
                                        std::to_string(e.byte) + ": " +

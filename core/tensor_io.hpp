@@ -2,8 +2,8 @@
 //
 // JSON tensor form: {"dtype": "f32", "shape": [2, 2], "data": [1, 2, 3, 4]}
 // with data flat row-major; bool as true/false; complex as [re, im]; floats
-// may be "nan", "inf", "-inf". bf16 travels in the JSON form or in .npy as
-// described in npy.cpp (descr '<V2' ... see read_npy).
+// may be "nan", "inf", "-inf". bf16 travels in the JSON form, or in .npy
+// as descr '<V2' (raw little-endian bfloat16 bits; see npy.cpp).
 //
 // Contract: readers never trust declared sizes: a header or shape whose
 // byte size exceeds the data present, or kMaxTensorBytes, is an error

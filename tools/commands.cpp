@@ -13,6 +13,20 @@ const std::vector<Command>& commands() {
        "semantic fingerprint. Otherwise prints every error found.\n\n"
        "Exit status: 0 valid, 1 invalid program (or unreadable file), 2 usage error.\n",
        run_check},
+      {"run", "run a program on the CPU engine with inputs from .npy or JSON files",
+       "Usage: tenact run PROGRAM.json --input NAME=FILE ... [--print-json] [--out DIR]\n\n"
+       "Runs PROGRAM.json on the CPU engine. Every program input is given once as\n"
+       "--input NAME=FILE, FILE being a NumPy .npy file or a JSON tensor\n"
+       "({\"dtype\": \"f32\", \"shape\": [2], \"data\": [1, 2]}). An input whose dtype or\n"
+       "shape does not fit the program is an error naming the input, what was\n"
+       "expected and what was given.\n\n"
+       "  --print-json  print {\"outputs\": {NAME: {\"dtype\", \"shape\", \"data\"}}}; NaN and\n"
+       "                infinities as \"nan\", \"inf\", \"-inf\", complex values as [re, im]\n"
+       "  --out DIR     write each output as DIR/NAME.npy\n\n"
+       "Without either, prints each output's dtype and shape (and its values when small).\n"
+       "Exit status: 0 success, 1 invalid program or data (or a failure while\n"
+       "running), 2 usage error.\n",
+       run_run},
   };
   return kCommands;
 }

@@ -112,3 +112,15 @@ TEST_CASE("malformed dimension expressions and guards are named", "[malformed]")
     "ops": [{"op": "reshape", "in": ["x"], "out": "y", "shape": ["B // (1 - 1)"]}], "outputs": ["y"]})J");
   CHECK_FALSE(e.message().empty());
 }
+
+TEST_CASE("duplicate keys are errors, never last-one-wins", "[malformed]") {
+  auto e = error_of(R"({"format": "tenact.program/1", "inputs": [], "ops": [], "outputs": [], "ops": []})");
+  CHECK(e.code() == ErrorCode::Parse);
+  CHECK_THAT(e.message(), Catch::Contains("duplicate key 'ops'"));
+  e = error_of(R"({"format": "tenact.program/1", "inputs": [{"name": "x", "dtype": "f32", "dtype": "f64", "shape": []}],
+    "ops": [], "outputs": ["x"]})");
+  CHECK_THAT(e.message(), Catch::Contains("duplicate key 'dtype'"));
+  // The same key in sibling objects is fine.
+  CHECK(load_program(R"({"format": "tenact.program/1", "inputs": [{"name": "x", "dtype": "f32", "shape": []},
+    {"name": "y", "dtype": "f32", "shape": []}], "ops": [], "outputs": ["x"]})").ok());
+}

@@ -260,7 +260,7 @@ TEST_CASE("broadcast_view uses stride 0 on new and stretched axes", "[tensor]") 
   CHECK(elements(e) == std::vector<float>{7, 7, 7, 7});
 }
 
-TEST_CASE("sliced takes [start, limit) with a step on every axis", "[tensor]") {
+TEST_CASE("sliced takes start up to limit with a step on every axis", "[tensor]") {
   HostTensor t = f32_tensor({10}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
   auto slice1 = [&](const HostTensor& x, int64_t s, int64_t l, int64_t st) {
     const std::vector<int64_t> a{s}, b{l}, c{st};

@@ -3,6 +3,7 @@
 // contract; semantics in reduction_ops.hpp, loops in reduction_kernels.hpp).
 #include <complex>
 #include <cstdint>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -55,7 +56,14 @@ Status reduce_with(const HostTensor& input, const ReductionPlan& plan, HostTenso
     for (int64_t i = 0; i < plan.out_count; ++i) out[i] = id;
     return ok_status();
   }
-  run_plan<Op>(input.data_as<const typename Op::In>(), out, plan, pool);
+  bool done = false;
+  try {
+    done = run_plan<Op>(input.data_as<const typename Op::In>(), out, plan, pool);
+  } catch (const std::bad_alloc&) {
+    done = false;
+  }
+  if (!done)
+    return Error{ErrorCode::ExecutionFailed, "out of memory for the reduction's partial results"};
   return ok_status();
 }
 
@@ -70,7 +78,7 @@ Status dispatch_op(OpKind kind, const HostTensor& input, const ReductionPlan& pl
         case OpKind::ReduceProd:
         case OpKind::ReduceMin: return reduce_with<BoolAndOp>(input, plan, output, pool);
         default:
-          return Error{ErrorCode::TypeMismatch, op_name(kind) + " does not accept bool operands"};
+          return Error{ErrorCode::TypeMismatch, "bool operands are not accepted"};
       }
     }
   }
@@ -82,7 +90,7 @@ Status dispatch_op(OpKind kind, const HostTensor& input, const ReductionPlan& pl
     case OpKind::ReduceMin: return reduce_with<MinOp<T>>(input, plan, output, pool);
     default: break;
   }
-  return Error{ErrorCode::Internal, op_name(kind) + " is not a reduction"};
+  return Error{ErrorCode::Internal, "not a reduction"};
 }
 
 DType result_dtype(OpKind kind, DType input) {
@@ -126,7 +134,7 @@ Result<std::vector<HostTensor>> run_reduction(const KernelCall& call) {
     using T = typename decltype(tag)::type;
     return dispatch_op<T>(call.kind, input, plan, output, call.pool);
   });
-  if (!done.ok()) return std::move(done).error();
+  if (!done.ok()) return std::move(done).error().with_context(name);
   std::vector<HostTensor> results;
   results.push_back(std::move(output));
   return results;

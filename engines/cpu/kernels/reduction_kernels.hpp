@@ -18,11 +18,15 @@
 //
 // Thread-safety: every function writes only to the output elements it is
 // given; the pool runs disjoint output ranges or disjoint chunk slots.
+// Allocation failure (std::bad_alloc) inside a pool task is caught there
+// and reported by run_plan's return value; outside tasks it propagates.
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstdint>
+#include <new>
 #include <vector>
 
 #include "engines/cpu/kernels/reduction_plan.hpp"
@@ -92,6 +96,21 @@ inline int64_t product(const std::vector<int64_t>& sizes) {
 inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 inline size_t thread_count(WorkerPool* pool) { return pool ? pool->thread_count() : 1; }
+
+/// parallel_for whose tasks catch allocation failure (parallel_for's tasks
+/// must not throw). Returns false when a task ran out of memory.
+template <class F>
+bool guarded_parallel_for(WorkerPool* pool, int64_t n, int64_t grain, F&& fn) {
+  std::atomic<bool> failed{false};
+  parallel_for(pool, n, grain, [&](int64_t b, int64_t e) {
+    try {
+      fn(b, e);
+    } catch (const std::bad_alloc&) {
+      failed.store(true);
+    }
+  });
+  return !failed.load();
+}
 
 /// Binary counter over scalar partial results: push() leaves in order,
 /// result() combines what is left from the top down.
@@ -163,21 +182,52 @@ typename Op::Acc reduce_block(const typename Op::In* __restrict p, int64_t n) {
   return acc[0];
 }
 
+/// A run of 1 <= n <= N contiguous elements with N = bit_ceil(n): the very
+/// operations reduce_block performs for such an n (lanes n..N-1 hold the
+/// identity, the same pairwise tree), without its per-call overhead.
+template <class Op, int N>
+typename Op::Acc reduce_short_run(const typename Op::In* p, int64_t n) {
+  typename Op::Acc a[N];
+  for (int j = 0; j < N; ++j) a[j] = j < n ? Op::load(p[j]) : Op::identity();
+  for (int w = N / 2; w >= 1; w /= 2)
+    for (int j = 0; j < w; ++j) a[j] = Op::combine(a[j], a[j + w]);
+  return a[0];
+}
+
+/// Longest run handled by reduce_short_run.
+inline constexpr int64_t kShortRun = 16;
+
+/// InnerRuns with one short run per result (no outer reduced axes): the
+/// results [b, e) in the kept axes' row-major order.
+template <class Op, int N>
+void reduce_short_runs(const typename Op::In* in, typename Op::Out* out,
+                       const ReductionPlan& plan, int64_t b, int64_t e) {
+  Odometer o(plan.kept);
+  o.seek(b);
+  for (int64_t i = b; i < e; ++i, o.next())
+    out[o.out_offset()] =
+        Op::finish(reduce_short_run<Op, N>(in + o.in_offset(), plan.inner_length));
+}
+
 /// InnerRuns: the leaves [l0, l1) of the result whose input starts at
 /// `base`; a leaf is block j of run (segment) s, leaf = s * blocks + j.
+/// `seg` walks plan.reduced (reused across calls to avoid allocation).
 template <class Op>
 typename Op::Acc reduce_inner_leaves(const typename Op::In* base, const ReductionPlan& plan,
-                                     int64_t l0, int64_t l1) {
+                                     Odometer& seg, int64_t l0, int64_t l1) {
+  constexpr int64_t kB = kBlock<typename Op::Acc>;
   const int64_t run = plan.inner_length;
-  const int64_t blocks = ceil_div(run, kBlock<typename Op::Acc>);
   PairwiseStack<Op> stack;
-  Odometer seg(plan.reduced);
+  if (plan.reduced.size() == 0 && run <= kB) {  // one leaf: the whole run
+    stack.push(reduce_block<Op>(base, run));
+    return stack.result();
+  }
+  const int64_t blocks = ceil_div(run, kB);
   seg.seek(l0 / blocks);
   int64_t j = l0 % blocks;
   for (int64_t l = l0; l < l1; ++l) {
-    const int64_t start = j * kBlock<typename Op::Acc>;
-    stack.push(reduce_block<Op>(base + seg.in_offset() + start,
-                                std::min(kBlock<typename Op::Acc>, run - start)));
+    const int64_t start = j * kB;
+    stack.push(reduce_block<Op>(base + seg.in_offset() + start, std::min(kB, run - start)));
     if (++j == blocks) {
       j = 0;
       seg.next();
@@ -187,27 +237,46 @@ typename Op::Acc reduce_inner_leaves(const typename Op::In* base, const Reductio
 }
 
 template <class Op>
-void run_inner_runs(const typename Op::In* in, typename Op::Out* out, const ReductionPlan& plan,
+bool run_inner_runs(const typename Op::In* in, typename Op::Out* out, const ReductionPlan& plan,
                     WorkerPool* pool) {
   const int64_t leaves =
       (plan.reduce_count / plan.inner_length) * ceil_div(plan.inner_length, kBlock<typename Op::Acc>);
   const int64_t outputs = plan.out_count;
+  if (plan.reduced.size() == 0 && plan.inner_length <= kShortRun &&
+      plan.inner_length < kLanes<typename Op::Acc>) {
+    auto short_range = [&](int64_t b, int64_t e) {
+      switch (std::bit_ceil(static_cast<uint64_t>(plan.inner_length))) {
+        case 1: reduce_short_runs<Op, 1>(in, out, plan, b, e); break;
+        case 2: reduce_short_runs<Op, 2>(in, out, plan, b, e); break;
+        case 4: reduce_short_runs<Op, 4>(in, out, plan, b, e); break;
+        case 8: reduce_short_runs<Op, 8>(in, out, plan, b, e); break;
+        default: reduce_short_runs<Op, 16>(in, out, plan, b, e); break;
+      }
+    };
+    if (pool == nullptr || outputs * plan.inner_length < kParallelMinWork) {
+      short_range(0, outputs);
+      return true;
+    }
+    return guarded_parallel_for(pool, outputs,
+                                std::max<int64_t>(1, kTaskWork / plan.inner_length), short_range);
+  }
   auto outputs_range = [&](int64_t b, int64_t e) {
     Odometer o(plan.kept);
+    Odometer seg(plan.reduced);
     o.seek(b);
     for (int64_t i = b; i < e; ++i, o.next())
-      out[o.out_offset()] = Op::finish(reduce_inner_leaves<Op>(in + o.in_offset(), plan, 0, leaves));
+      out[o.out_offset()] =
+          Op::finish(reduce_inner_leaves<Op>(in + o.in_offset(), plan, seg, 0, leaves));
   };
   const int64_t work = outputs * plan.reduce_count;
   const int64_t threads = static_cast<int64_t>(thread_count(pool));
   if (pool == nullptr || work < kParallelMinWork) {
     outputs_range(0, outputs);
-    return;
+    return true;
   }
-  if (outputs >= 4 * threads || leaves < 2 * kChunkLeaves) {
-    parallel_for(pool, outputs, std::max<int64_t>(1, kTaskWork / plan.reduce_count), outputs_range);
-    return;
-  }
+  if (outputs >= 4 * threads || leaves < 2 * kChunkLeaves)
+    return guarded_parallel_for(pool, outputs,
+                                std::max<int64_t>(1, kTaskWork / plan.reduce_count), outputs_range);
   // Few results, long reductions: split each result's leaves in chunks.
   using Acc = typename Op::Acc;
   const int64_t chunks = ceil_div(leaves, kChunkLeaves);
@@ -216,15 +285,18 @@ void run_inner_runs(const typename Op::In* in, typename Op::Out* out, const Redu
   o.seek(0);
   for (int64_t i = 0; i < outputs; ++i, o.next()) {
     const typename Op::In* base = in + o.in_offset();
-    parallel_for(pool, chunks, 1, [&](int64_t b, int64_t e) {
+    const bool ok = guarded_parallel_for(pool, chunks, 1, [&](int64_t b, int64_t e) {
+      Odometer seg(plan.reduced);
       for (int64_t c = b; c < e; ++c)
         partial[static_cast<size_t>(c)] = reduce_inner_leaves<Op>(
-            base, plan, c * kChunkLeaves, std::min(leaves, (c + 1) * kChunkLeaves));
+            base, plan, seg, c * kChunkLeaves, std::min(leaves, (c + 1) * kChunkLeaves));
     });
+    if (!ok) return false;
     PairwiseStack<Op> stack;
     for (const Acc& p : partial) stack.push(p);
     out[o.out_offset()] = Op::finish(stack.result());
   }
+  return true;
 }
 
 // -- Rows ----------------------------------------------------------------------
@@ -319,7 +391,7 @@ void push_row_groups(RowStack<Op>& stack, const typename Op::In* base, const Red
 }
 
 template <class Op>
-void run_rows(const typename Op::In* in, typename Op::Out* out, const ReductionPlan& plan,
+bool run_rows(const typename Op::In* in, typename Op::Out* out, const ReductionPlan& plan,
               WorkerPool* pool) {
   using Acc = typename Op::Acc;
   const int64_t row_len = plan.inner_length;
@@ -354,12 +426,12 @@ void run_rows(const typename Op::In* in, typename Op::Out* out, const ReductionP
   const int64_t threads = static_cast<int64_t>(thread_count(pool));
   if (pool == nullptr || work < kParallelMinWork) {
     units_range(0, units);
-    return;
+    return true;
   }
   if (units >= 4 * threads || groups < 2 * kChunkLeaves) {
     const int64_t unit_work = std::min(tile, row_len) * plan.reduce_count;
-    parallel_for(pool, units, std::max<int64_t>(1, kTaskWork / unit_work), units_range);
-    return;
+    return guarded_parallel_for(pool, units, std::max<int64_t>(1, kTaskWork / unit_work),
+                                units_range);
   }
   // Few tiles, many rows: split each tile's row groups in chunks; the
   // chunk results combine by the same binary counter (same tree).
@@ -372,7 +444,7 @@ void run_rows(const typename Op::In* in, typename Op::Out* out, const ReductionP
       const int64_t c0 = t * tile;
       const int64_t width = std::min(tile, row_len - c0);
       const typename Op::In* base = in + o.in_offset();
-      parallel_for(pool, chunks, 1, [&](int64_t b, int64_t e) {
+      const bool ok = guarded_parallel_for(pool, chunks, 1, [&](int64_t b, int64_t e) {
         for (int64_t c = b; c < e; ++c) {
           RowStack<Op> stack(width, kChunkLeaves);
           push_row_groups<Op>(stack, base, plan, c0, width, c * kChunkLeaves,
@@ -381,6 +453,7 @@ void run_rows(const typename Op::In* in, typename Op::Out* out, const ReductionP
           std::copy(r, r + width, partial.begin() + c * tile);
         }
       });
+      if (!ok) return false;
       RowStack<Op> stack(width, chunks);
       for (int64_t c = 0; c < chunks; ++c) {
         std::copy(partial.begin() + c * tile, partial.begin() + c * tile + width,
@@ -390,15 +463,17 @@ void run_rows(const typename Op::In* in, typename Op::Out* out, const ReductionP
       write(stack.result(), out + o.out_offset() + c0 * plan.inner_out_stride, width);
     }
   }
+  return true;
 }
 
 /// Runs the plan's loops (InnerRuns or Rows); the plan must not be Trivial
-/// and its layout must be supported.
+/// and its layout must be supported. Returns false when a pool task ran out
+/// of memory (the output is then incomplete).
 template <class Op>
-void run_plan(const typename Op::In* in, typename Op::Out* out, const ReductionPlan& plan,
+bool run_plan(const typename Op::In* in, typename Op::Out* out, const ReductionPlan& plan,
               WorkerPool* pool) {
-  if (plan.shape == ReductionShape::InnerRuns) run_inner_runs<Op>(in, out, plan, pool);
-  else run_rows<Op>(in, out, plan, pool);
+  if (plan.shape == ReductionShape::InnerRuns) return run_inner_runs<Op>(in, out, plan, pool);
+  return run_rows<Op>(in, out, plan, pool);
 }
 
 }  // namespace tenact::cpu::reduction

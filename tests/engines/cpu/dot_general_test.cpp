@@ -28,6 +28,7 @@
 #include "core/half.hpp"
 #include "core/tensor_io.hpp"
 #include "engines/cpu/kernels/blas_threads.hpp"
+#include "engines/cpu/kernels/dot_loops.hpp"
 #include "engines/cpu/kernels/dot_plan.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
 #include "engines/cpu/kernels/worker_pool.hpp"
@@ -152,7 +153,7 @@ double half_ulp(DType t, double x) {
   return std::ldexp(1.0, std::max(e - 1, emin) - precision + 1) / 2;
 }
 
-Result<std::vector<HostTensor>> dot(const HostTensor& lhs, const HostTensor& rhs,
+Result<std::vector<HostTensor>> run_dot(const HostTensor& lhs, const HostTensor& rhs,
                                     const DotGeneralAttrs& attrs, WorkerPool* pool = nullptr) {
   const OpAttrs op_attrs = attrs;
   const std::vector<HostTensor> inputs{lhs, rhs};
@@ -164,7 +165,7 @@ Result<std::vector<HostTensor>> dot(const HostTensor& lhs, const HostTensor& rhs
 
 HostTensor dot_ok(const HostTensor& lhs, const HostTensor& rhs, const DotGeneralAttrs& attrs,
                   WorkerPool* pool = nullptr) {
-  auto r = dot(lhs, rhs, attrs, pool);
+  auto r = run_dot(lhs, rhs, attrs, pool);
   if (!r.ok()) FAIL(r.error().to_string());
   REQUIRE(r.value().size() == 1);
   return r.value()[0];
@@ -345,21 +346,21 @@ TEST_CASE("dot_general rejects bad operands and attributes", "[dot_general]") {
   REQUIRE(b.ok());
   REQUIRE(d.ok());
   REQUIRE(t.ok());
-  auto mismatch = dot(a.value(), b.value(), matmul_attrs());
+  auto mismatch = run_dot(a.value(), b.value(), matmul_attrs());
   REQUIRE_FALSE(mismatch.ok());
   CHECK(mismatch.error().code() == ErrorCode::InputMismatch);
   CHECK(mismatch.error().message().find("dot_general") != std::string::npos);
-  auto dtypes = dot(a.value(), d.value(), matmul_attrs());
+  auto dtypes = run_dot(a.value(), d.value(), matmul_attrs());
   REQUIRE_FALSE(dtypes.ok());
   CHECK(dtypes.error().code() == ErrorCode::TypeMismatch);
-  auto boolean = dot(t.value(), t.value(), matmul_attrs());
+  auto boolean = run_dot(t.value(), t.value(), matmul_attrs());
   REQUIRE_FALSE(boolean.ok());
   CHECK(boolean.error().code() == ErrorCode::TypeMismatch);
   DotGeneralAttrs range = matmul_attrs();
   range.lhs_contracting_dimensions = {2};
   auto e = HostTensor::zeros(DType::F32, {3, 5});
   REQUIRE(e.ok());
-  auto out_of_range = dot(a.value(), e.value(), range);
+  auto out_of_range = run_dot(a.value(), e.value(), range);
   REQUIRE_FALSE(out_of_range.ok());
   CHECK(out_of_range.error().code() == ErrorCode::InvalidAttribute);
   DotGeneralAttrs twice;
@@ -369,12 +370,12 @@ TEST_CASE("dot_general rejects bad operands and attributes", "[dot_general]") {
   twice.rhs_contracting_dimensions = {1};
   auto sq = HostTensor::zeros(DType::F32, {2, 2});
   REQUIRE(sq.ok());
-  auto repeated = dot(sq.value(), sq.value(), twice);
+  auto repeated = run_dot(sq.value(), sq.value(), twice);
   REQUIRE_FALSE(repeated.ok());
   CHECK(repeated.error().code() == ErrorCode::InvalidAttribute);
   DotGeneralAttrs lengths = matmul_attrs();
   lengths.rhs_contracting_dimensions = {0, 1};
-  auto uneven = dot(sq.value(), sq.value(), lengths);
+  auto uneven = run_dot(sq.value(), sq.value(), lengths);
   REQUIRE_FALSE(uneven.ok());
   CHECK(uneven.error().code() == ErrorCode::InvalidAttribute);
 }
@@ -408,6 +409,26 @@ TEST_CASE("BLAS-friendly operand layouts are passed without packing", "[dot_gene
   op = blas_operand(AxisGroup{{1}, {0}}, AxisGroup{{7}, {1}});
   CHECK(op.direct);
   CHECK(op.ld == 7);
+}
+
+TEST_CASE("the product without BLAS computes the rows it is given", "[dot_general]") {
+  // (2 x 3) * (3 x 2), hand-computed; rows computed in two calls.
+  const std::vector<double> a{1, 2, 3, 4, 5, 6};
+  const std::vector<double> b{7, 8, 9, 10, 11, 12};
+  std::vector<double> c(4, -1.0);
+  dot::gemm_rows(a.data(), b.data(), c.data(), 2, 3, 1, 2);
+  CHECK(c[0] == -1.0);  // row 0 untouched
+  CHECK(c[2] == 139.0);  // 4*7 + 5*9 + 6*11
+  CHECK(c[3] == 154.0);  // 4*8 + 5*10 + 6*12
+  dot::gemm_rows(a.data(), b.data(), c.data(), 2, 3, 0, 1);
+  CHECK(c[0] == 58.0);
+  CHECK(c[1] == 64.0);
+  // Complex, and a k larger than one block (k = 600 > kLoopBlockK).
+  const int64_t k = 600;
+  std::vector<std::complex<double>> x(k, {1.0, 1.0}), y(k, {0.5, -1.0});
+  std::complex<double> z{};
+  dot::gemm_rows(x.data(), y.data(), &z, 1, k, 0, 1);
+  CHECK(z == std::complex<double>(1.5 * k, -0.5 * k));  // (1+i)(0.5-i) = 1.5 - 0.5i
 }
 
 TEST_CASE("BLAS thread count is clamped to the processors", "[dot_general]") {

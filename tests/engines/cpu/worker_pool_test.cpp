@@ -32,7 +32,7 @@ Ranges ranges_of(WorkerPool& pool, int64_t n, int64_t grain) {
   return ranges;
 }
 
-TEST_CASE("parallel_for visits every index of [0, n) exactly once", "[worker_pool]") {
+TEST_CASE("parallel_for visits every index below n exactly once", "[worker_pool]") {
   WorkerPool pool(3);
   for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{99}, int64_t{100}, int64_t{201},
                     int64_t{12345}, int64_t{1} << 20}) {

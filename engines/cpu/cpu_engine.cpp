@@ -1,0 +1,63 @@
+#include "engines/cpu/cpu_engine.hpp"
+
+#include <unistd.h>
+
+#include "engines/cpu/kernels/blas_threads.hpp"
+#include "engines/cpu/kernels/kernel.hpp"
+
+namespace tenact::cpu {
+
+CpuEngine::CpuEngine(CpuEngineOptions options)
+    : pool_(std::make_unique<WorkerPool>(options.threads)) {
+  identity_.id = std::move(options.id);
+  identity_.hardware_class = "x86_64-host";
+  identity_.registration = options.registration;
+  identity_.context = static_cast<uint64_t>(::getpid());
+  capabilities_.storage_classes = {kHostStorage};
+  capabilities_.default_storage_class = kHostStorage;
+  capabilities_.executable = true;
+  capabilities_.op_families = {OpFamily::Elementwise, OpFamily::Reduction, OpFamily::Indexing,
+                               OpFamily::Dot, OpFamily::Layout};
+  capabilities_.accepted_input_storage = {kHostStorage};
+  set_blas_threads(static_cast<int>(pool_->thread_count()));
+}
+
+CpuEngine::~CpuEngine() = default;
+
+PrepareAnswer CpuEngine::prepare(const OpPrepareRequest& request) {
+  if (request.binding.endpoint.engine != identity_.id ||
+      request.binding.endpoint.storage_class != kHostStorage)
+    return Unsupported{"engine '" + identity_.id + "' cannot run at " + request.binding.endpoint.to_string()};
+  if (!capabilities_.serves(family_of(request.kind))) {
+    std::string what = std::string{to_string(request.kind)};
+    if (const auto* ext = std::get_if<ExtensionAttrs>(&request.attrs)) what += " family '" + ext->family + "'";
+    return Unsupported{"engine '" + identity_.id + "' has no kernel for " + what};
+  }
+  auto op = std::make_shared<PreparedOp>();
+  op->kind = request.kind;
+  op->attrs = request.attrs;
+  op->results = request.results;
+  op->binding = request.binding;
+  op->specialization = request.specialization;
+  return std::shared_ptr<const PreparedOp>(std::move(op));
+}
+
+Result<HostTensor> CpuEngine::allocate(std::string_view storage_class, DType dtype,
+                                       std::vector<int64_t> shape) {
+  if (storage_class != kHostStorage)
+    return Error{ErrorCode::Unsupported, "engine '" + identity_.id + "' has no storage class '" +
+                                             std::string{storage_class} + "'"};
+  return HostTensor::zeros(dtype, std::move(shape));
+}
+
+void CpuEngine::launch(std::shared_ptr<const PreparedOp> op, std::vector<HostTensor> inputs,
+                       SymbolBindings symbols, LaunchCompletion done) {
+  WorkerPool* pool = pool_.get();
+  pool_->post([op = std::move(op), inputs = std::move(inputs), symbols = std::move(symbols),
+               done = std::move(done), pool]() mutable {
+    KernelCall call{op->kind, op->attrs, inputs, op->results, symbols, pool};
+    done(run_kernel(call));
+  });
+}
+
+}  // namespace tenact::cpu
