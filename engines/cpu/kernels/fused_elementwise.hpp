@@ -39,7 +39,7 @@ namespace tenact::cpu {
 class WorkerPool;
 
 /// Elements per tile: 2048 f32 keep a few live tile buffers within L1.
-inline constexpr int64_t kFusedTileElements = 2048;
+inline constexpr int64_t kFusedTileElements = 512;
 /// Elements per unit of parallel work (the pool's grain).
 inline constexpr int64_t kElementwiseGrain = 64 * 1024;
 

@@ -1,0 +1,77 @@
+// cpu_bench: throughput of the CPU engine's kernels against baselines
+// measured in the same run (see bench/README.md). A benchmark, not a test:
+// exits 0 whatever the figures, 1 when a kernel fails or a result is wrong,
+// 2 on a bad command line.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "bench/bench_util.hpp"
+#include "bench/cpu_bench_sections.hpp"
+#include "engines/cpu/kernels/blas_threads.hpp"
+
+namespace {
+
+using tenact::bench::BenchOptions;
+using tenact::bench::Statistic;
+
+void usage(std::FILE* out) {
+  std::fprintf(out,
+               "usage: cpu_bench [--quick] [--best] [--threads N] [--only dot|chain|memory]\n"
+               "  --quick      fewer repetitions (about a quarter, at least 3)\n"
+               "  --best       report the best of N repetitions instead of the median\n"
+               "  --threads N  engine worker threads (default: hardware concurrency)\n"
+               "  --only S     run one section: dot, chain or memory\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  BenchOptions options;
+  std::string only;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--quick") {
+      options.quick = true;
+    } else if (arg == "--best") {
+      options.statistic = Statistic::Best;
+    } else if (arg == "--threads" && i + 1 < argc) {
+      options.threads = static_cast<size_t>(std::strtoul(argv[++i], nullptr, 10));
+    } else if (arg == "--only" && i + 1 < argc) {
+      only = argv[++i];
+      if (only != "dot" && only != "chain" && only != "memory") {
+        usage(stderr);
+        return 2;
+      }
+    } else if (arg == "--help" || arg == "-h") {
+      usage(stdout);
+      return 0;
+    } else {
+      usage(stderr);
+      return 2;
+    }
+  }
+
+  tenact::cpu::CpuEngine engine{tenact::cpu::CpuEngineOptions{.threads = options.threads}};
+  tenact::bench::Table table;
+  tenact::bench::Checks checks;
+  tenact::bench::BenchContext ctx{engine, options, table, checks};
+
+  std::printf("cpu_bench: %zu pool threads, OpenBLAS %d threads; figures are the %s of the "
+              "timed repetitions (%s run), variants interleaved; 1 GB = 1e9 bytes\n\n",
+              engine.pool().thread_count(), tenact::cpu::blas_threads(),
+              tenact::bench::statistic_name(options.statistic), options.quick ? "quick" : "full");
+  std::fflush(stdout);
+
+  if (only.empty() || only == "dot") tenact::bench::bench_dot_general(ctx);
+  if (only.empty() || only == "chain") tenact::bench::bench_elementwise_chain(ctx);
+  if (only.empty() || only == "memory") tenact::bench::bench_memory_bound(ctx);
+
+  table.print(stdout);
+  std::printf("\nchecks:\n");
+  checks.print(stdout);
+  std::printf("\n%d figure(s) below target; %d failed check(s)\n", table.misses(),
+              checks.failures());
+  return checks.failures() == 0 ? 0 : 1;
+}

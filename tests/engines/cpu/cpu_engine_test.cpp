@@ -1,0 +1,185 @@
+// The CPU engine behind the engine interface, and the reference program
+// runner (fusion, signature checks, errors naming the op).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <condition_variable>
+#include <future>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+#include "core/builder.hpp"
+#include "core/program_json.hpp"
+#include "engines/cpu/cpu_engine.hpp"
+#include "engines/cpu/cpu_program_runner.hpp"
+
+using namespace tenact;
+using namespace tenact::cpu;
+
+namespace {
+OpPrepareRequest add_request(const std::string& engine = "cpu", const std::string& storage = "host") {
+  OpPrepareRequest r;
+  r.kind = OpKind::Add;
+  r.attrs = NoAttrs{};
+  r.operands = {ValueType{DType::F32, exact_shape({3})}, ValueType{DType::F32, exact_shape({3})}};
+  r.results = {ValueType{DType::F32, exact_shape({3})}};
+  r.binding = OpBinding{Endpoint{engine, storage}};
+  r.specialization.inputs = {InputRequirement{true, true, {0}, PlacementSpecialization::None,
+                                              LayoutSpecialization::None, std::nullopt}};
+  return r;
+}
+
+HostTensor f32(std::vector<float> values) {
+  auto t = HostTensor::zeros(DType::F32, {static_cast<int64_t>(values.size())});
+  REQUIRE(t.ok());
+  std::copy(values.begin(), values.end(), t->data_as<float>());
+  return *t;
+}
+}  // namespace
+
+TEST_CASE("the cpu engine declares its identity and capabilities", "[cpu_engine]") {
+  CpuEngine engine{CpuEngineOptions{2}};
+  CHECK(engine.identity().id == "cpu");
+  CHECK(engine.capabilities().executable);
+  CHECK(engine.capabilities().default_storage_class == "host");
+  for (OpFamily f : {OpFamily::Elementwise, OpFamily::Reduction, OpFamily::Indexing, OpFamily::Dot, OpFamily::Layout})
+    CHECK(engine.capabilities().serves(f));
+  CHECK_FALSE(engine.capabilities().serves(OpFamily::Extension));
+  CHECK(engine.pool().thread_count() == 2);
+}
+
+TEST_CASE("prepare echoes exactly the binding and specialization asked for", "[cpu_engine]") {
+  CpuEngine engine{CpuEngineOptions{1}};
+  const OpPrepareRequest req = add_request();
+  PrepareAnswer answer = engine.prepare(req);
+  auto* prepared = std::get_if<std::shared_ptr<const PreparedOp>>(&answer);
+  REQUIRE(prepared);
+  CHECK((*prepared)->binding == req.binding);
+  CHECK((*prepared)->specialization == req.specialization);
+  CHECK((*prepared)->kind == OpKind::Add);
+}
+
+TEST_CASE("prepare answers Unsupported for a foreign endpoint or an extension", "[cpu_engine]") {
+  CpuEngine engine{CpuEngineOptions{1}};
+  auto answer = engine.prepare(add_request("cuda:0", "device"));
+  auto* u = std::get_if<Unsupported>(&answer);
+  REQUIRE(u);
+  CHECK_THAT(u->reason, Catch::Contains("cuda:0/device"));
+  OpPrepareRequest ext = add_request();
+  ext.kind = OpKind::Extension;
+  ext.attrs = ExtensionAttrs{"tenact.softmax", "{}"};
+  answer = engine.prepare(ext);
+  u = std::get_if<Unsupported>(&answer);
+  REQUIRE(u);
+  CHECK_THAT(u->reason, Catch::Contains("tenact.softmax"));
+}
+
+TEST_CASE("allocate serves the host storage class only", "[cpu_engine]") {
+  CpuEngine engine{CpuEngineOptions{1}};
+  auto t = engine.allocate("host", DType::I32, {2, 3});
+  REQUIRE(t.ok());
+  CHECK(t->shape() == std::vector<int64_t>{2, 3});
+  CHECK(t->data_as<int32_t>()[5] == 0);
+  auto bad = engine.allocate("device", DType::I32, {2});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().code() == ErrorCode::Unsupported);
+}
+
+TEST_CASE("launch runs on an engine thread and completes exactly once", "[cpu_engine]") {
+  CpuEngine engine{CpuEngineOptions{2}};
+  auto prepared = std::get<std::shared_ptr<const PreparedOp>>(engine.prepare(add_request()));
+  std::mutex m;
+  std::condition_variable cv;
+  int completions = 0;
+  std::thread::id ran_on;
+  std::optional<Result<std::vector<HostTensor>>> result;
+  engine.launch(prepared, {f32({1, 2, 3}), f32({10, 20, 30})}, {}, [&](Result<std::vector<HostTensor>> r) {
+    std::lock_guard lock{m};
+    ++completions;
+    ran_on = std::this_thread::get_id();
+    result.emplace(std::move(r));
+    cv.notify_all();
+  });
+  std::unique_lock lock{m};
+  REQUIRE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return completions > 0; }));
+  CHECK(completions == 1);
+  CHECK(ran_on != std::this_thread::get_id());
+  REQUIRE(result->ok());
+  const float* y = (**result)[0].data_as<float>();
+  CHECK(y[0] == 11.0f);
+  CHECK(y[1] == 22.0f);
+  CHECK(y[2] == 33.0f);
+}
+
+TEST_CASE("a launch that fails reports its error through the completion", "[cpu_engine]") {
+  CpuEngine engine{CpuEngineOptions{1}};
+  auto prepared = std::get<std::shared_ptr<const PreparedOp>>(engine.prepare(add_request()));
+  std::promise<Result<std::vector<HostTensor>>> done;
+  auto fut = done.get_future();
+  // Operands of different lengths: only run time can tell.
+  engine.launch(prepared, {f32({1, 2, 3}), f32({1, 2})}, {},
+                [&](Result<std::vector<HostTensor>> r) { done.set_value(std::move(r)); });
+  REQUIRE(fut.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+  auto r = fut.get();
+  CHECK_FALSE(r.ok());
+}
+
+TEST_CASE("fused and op-by-op runs give the same bits and fusion is counted", "[cpu_engine]") {
+  // y = tanh(a*b + c) * half + a, with the constant first so the chain is unbroken.
+  ProgramBuilder b{"chain"};
+  auto a = b.input("a", DType::F32, {"N"});
+  auto bb = b.input("b", DType::F32, {"N"});
+  auto c = b.input("c", DType::F32, {"N"});
+  auto half = b.constant(DType::F32, {"N"}, Scalar::of_float(0.5));
+  auto t = b.unary(OpKind::Tanh, b.binary(OpKind::Add, b.binary(OpKind::Multiply, a, bb), c));
+  b.output(b.binary(OpKind::Add, b.binary(OpKind::Multiply, t, half), a, "y"));
+  auto program = b.build();
+  REQUIRE(program.ok());
+  const int64_t n = 100003;
+  std::vector<HostTensor> inputs;
+  for (int k = 0; k < 3; ++k) {
+    auto x = HostTensor::zeros(DType::F32, {n});
+    REQUIRE(x.ok());
+    for (int64_t i = 0; i < n; ++i) x->data_as<float>()[i] = static_cast<float>((i * (k + 3)) % 97) / 13.0f - 3.0f;
+    inputs.push_back(*x);
+  }
+  CpuEngine engine{CpuEngineOptions{2}};
+  CpuRunStats fused_stats, plain_stats;
+  auto fused = run_program_on_cpu(*program, inputs, engine, CpuRunOptions{true}, &fused_stats);
+  auto plain = run_program_on_cpu(*program, inputs, engine, CpuRunOptions{false}, &plain_stats);
+  REQUIRE(fused.ok());
+  REQUIRE(plain.ok());
+  CHECK((*fused)[0].bitwise_equal((*plain)[0]));
+  CHECK(fused_stats.regions_run == 1);
+  CHECK(fused_stats.ops_fused == 5);
+  CHECK(fused_stats.kernels_run == 1);  // the constant
+  CHECK(plain_stats.regions_run == 0);
+  CHECK(plain_stats.kernels_run == 6);
+  CHECK(engine.fused_counters().regions_run.load() == 1);
+  CHECK(engine.fused_counters().ops_fused.load() == 5);
+  // Spot-check against a hand evaluation in double, rounded per op to f32.
+  const float* y = (*fused)[0].data_as<float>();
+  for (int64_t i : {int64_t{0}, int64_t{17}, n - 1}) {
+    float av = inputs[0].data_as<float>()[i], bv = inputs[1].data_as<float>()[i], cv = inputs[2].data_as<float>()[i];
+    float s = av * bv;
+    s = s + cv;
+    float th = static_cast<float>(std::tanh(static_cast<double>(s)));
+    float expected = th * 0.5f + av;
+    CHECK(std::fabs(y[i] - expected) <= 4 * std::numeric_limits<float>::epsilon() * (std::fabs(expected) + 1));
+  }
+}
+
+TEST_CASE("the runner checks inputs first and names the op that fails", "[cpu_engine]") {
+  auto p = load_program(R"({"format": "tenact.program/1", "inputs": [{"name": "x", "dtype": "f32", "shape": ["N"]}],
+    "guards": ["N <= 4"], "ops": [{"op": "negate", "in": ["x"], "out": "y"}], "outputs": ["y"]})");
+  REQUIRE(p.ok());
+  CpuEngine engine{CpuEngineOptions{1}};
+  auto r = run_program_on_cpu(*p, std::vector<HostTensor>{f32({1, 2, 3, 4, 5})}, engine);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code() == ErrorCode::GuardViolated);
+  CHECK_THAT(r.error().message(), Catch::Contains("evaluates to 5 <= 4"));
+  auto ok = run_program_on_cpu(*p, std::vector<HostTensor>{f32({1, -2})}, engine);
+  REQUIRE(ok.ok());
+  CHECK((*ok)[0].data_as<float>()[1] == 2.0f);
+}
