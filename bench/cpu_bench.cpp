@@ -2,6 +2,8 @@
 // measured in the same run (see bench/README.md). A benchmark, not a test:
 // exits 0 whatever the figures, 1 when a kernel fails or a result is wrong,
 // 2 on a bad command line.
+#include <malloc.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -18,11 +20,15 @@ using tenact::bench::Statistic;
 
 void usage(std::FILE* out) {
   std::fprintf(out,
-               "usage: cpu_bench [--quick] [--best] [--threads N] [--only dot|chain|memory]\n"
+               "usage: cpu_bench [--quick] [--median] [--threads N] [--only dot|chain|memory]\n"
+               "                 [--keep-freed-memory]\n"
                "  --quick      fewer repetitions (about a quarter, at least 3)\n"
-               "  --best       report the best of N repetitions instead of the median\n"
+               "  --median     report the median of the N repetitions instead of the best\n"
                "  --threads N  engine worker threads (default: hardware concurrency)\n"
-               "  --only S     run one section: dot, chain or memory\n");
+               "  --only S     run one section: dot, chain or memory\n"
+               "  --keep-freed-memory  diagnostic: glibc malloc never returns freed memory\n"
+               "               to the system, so kernel outputs reuse already-mapped pages\n"
+               "               (shows what page faults on fresh outputs cost)\n");
 }
 
 }  // namespace
@@ -30,12 +36,13 @@ void usage(std::FILE* out) {
 int main(int argc, char** argv) {
   BenchOptions options;
   std::string only;
+  bool keep_freed_memory = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--quick") {
       options.quick = true;
-    } else if (arg == "--best") {
-      options.statistic = Statistic::Best;
+    } else if (arg == "--median") {
+      options.statistic = Statistic::Median;
     } else if (arg == "--threads" && i + 1 < argc) {
       options.threads = static_cast<size_t>(std::strtoul(argv[++i], nullptr, 10));
     } else if (arg == "--only" && i + 1 < argc) {
@@ -44,6 +51,8 @@ int main(int argc, char** argv) {
         usage(stderr);
         return 2;
       }
+    } else if (arg == "--keep-freed-memory") {
+      keep_freed_memory = true;
     } else if (arg == "--help" || arg == "-h") {
       usage(stdout);
       return 0;
@@ -53,15 +62,27 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (keep_freed_memory) {
+    // Every allocation from the heap (never a fresh mmap), and the heap is
+    // never trimmed: a freed 64 MiB output is reused, its pages mapped.
+    if (mallopt(M_MMAP_MAX, 0) != 1 || mallopt(M_TRIM_THRESHOLD, 1 << 30) != 1 ||
+        mallopt(M_TOP_PAD, 256 << 20) != 1) {
+      std::fprintf(stderr, "cpu_bench: mallopt failed\n");
+      return 2;
+    }
+  }
   tenact::cpu::CpuEngine engine{tenact::cpu::CpuEngineOptions{.threads = options.threads}};
   tenact::bench::Table table;
   tenact::bench::Checks checks;
   tenact::bench::BenchContext ctx{engine, options, table, checks};
 
   std::printf("cpu_bench: %zu pool threads, OpenBLAS %d threads; figures are the %s of the "
-              "timed repetitions (%s run), variants interleaved; 1 GB = 1e9 bytes\n\n",
+              "timed repetitions (%s run), variants interleaved; 1 GB = 1e9 bytes%s\n\n",
               engine.pool().thread_count(), tenact::cpu::blas_threads(),
-              tenact::bench::statistic_name(options.statistic), options.quick ? "quick" : "full");
+              tenact::bench::statistic_name(options.statistic), options.quick ? "quick" : "full",
+              keep_freed_memory ? "\nDIAGNOSTIC MODE --keep-freed-memory: freed memory is reused "
+                                  "(no page faults on fresh kernel outputs)"
+                                : "");
   std::fflush(stdout);
 
   if (only.empty() || only == "dot") tenact::bench::bench_dot_general(ctx);

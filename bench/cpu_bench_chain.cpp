@@ -38,9 +38,10 @@ Result<SemanticProgram> chain_program() {
 }
 
 // The same five ops as a region over inputs a, b, c, 0.5 (rank 0).
-FusedRegion chain_region() {
-  using O = FusedOperand;
-  FusedRegion r;
+cpu::FusedRegion chain_region() {
+  using O = cpu::FusedOperand;
+  using cpu::FusedOp;
+  cpu::FusedRegion r;
   r.input_dtypes = {DType::F32, DType::F32, DType::F32, DType::F32};
   r.ops = {
       FusedOp{OpKind::Multiply, NoAttrs{}, {O::input(0), O::input(1)}, DType::F32},

@@ -43,8 +43,10 @@ void bench_one(BenchContext& ctx, DType dtype, int64_t n) {
     return;
   }
   const std::vector<HostTensor> inputs{*a, *b};
-  const OpAttrs attrs = DotGeneralAttrs{.lhs_contracting_dimensions = {1},
-                                        .rhs_contracting_dimensions = {0}};
+  DotGeneralAttrs dims;
+  dims.lhs_contracting_dimensions = {1};
+  dims.rhs_contracting_dimensions = {0};
+  const OpAttrs attrs = dims;
   const std::vector<ValueType> result_types{ValueType{dtype, exact_shape({n, n})}};
   const SymbolBindings symbols;
   const cpu::KernelCall call{OpKind::DotGeneral, attrs, inputs, result_types, symbols,
@@ -54,9 +56,9 @@ void bench_one(BenchContext& ctx, DType dtype, int64_t n) {
   // with the same setting.
   cpu::set_blas_threads(static_cast<int>(ctx.engine.pool().thread_count()));
   const int ni = static_cast<int>(n);
-  const T* ap = a->data_as<T>();
-  const T* bp = b->data_as<T>();
-  T* cp = c->data_as<T>();
+  const T* ap = a->template data_as<T>();
+  const T* bp = b->template data_as<T>();
+  T* cp = c->template data_as<T>();
 
   // Correctness first: engine vs baseline within the summation bound of
   // program-format.md (|a|, |b| < 1, so sum |terms| <= n), counted twice

@@ -228,7 +228,16 @@ std::string Scalar::to_string() const {
     case Kind::Int: return std::to_string(i);
     case Kind::UInt: return std::to_string(u);
     case Kind::Float: return format_double(re);
-    case Kind::Complex: return "[" + format_double(re) + ", " + format_double(im) + "]";
+    case Kind::Complex: {
+      // Appended piecewise: GCC 12 -O3 reports a false -Wrestrict on the
+      // chained operator+ form.
+      std::string out = "[";
+      out += format_double(re);
+      out += ", ";
+      out += format_double(im);
+      out += "]";
+      return out;
+    }
   }
   return "?";
 }

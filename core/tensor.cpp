@@ -1,6 +1,8 @@
 // Buffers, checked sizes and strided host tensors (see core/tensor.hpp).
 #include "core/tensor.hpp"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -69,6 +71,21 @@ Result<std::shared_ptr<Buffer>> Buffer::allocate(size_t bytes) {
   if (bytes > kMaxTensorBytes)
     return Error{ErrorCode::LimitExceeded, "buffer of " + std::to_string(bytes) +
                                                " bytes is over the 1 TiB tensor limit"};
+  if (bytes >= kMappedBufferBytes) {
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+      return Error{ErrorCode::ExecutionFailed,
+                   "allocation of " + std::to_string(bytes) + " bytes failed (mmap)"};
+    // Advice only: fewer page faults where transparent huge pages are
+    // enabled for madvised regions; harmless where they are not.
+    (void)::madvise(p, bytes, MADV_HUGEPAGE);
+    auto* raw = new (std::nothrow) Buffer(static_cast<std::byte*>(p), bytes, bytes);
+    if (raw == nullptr) {
+      ::munmap(p, bytes);
+      return Error{ErrorCode::ExecutionFailed, "allocation of a buffer descriptor failed"};
+    }
+    return std::shared_ptr<Buffer>(raw);
+  }
   // aligned_alloc wants a size that is a multiple of the alignment; never 0.
   size_t rounded = bytes == 0 ? kTensorAlignment
                               : (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
@@ -77,7 +94,7 @@ Result<std::shared_ptr<Buffer>> Buffer::allocate(size_t bytes) {
     return Error{ErrorCode::ExecutionFailed,
                  "allocation of " + std::to_string(bytes) + " bytes failed"};
   std::memset(p, 0, rounded);
-  auto* raw = new (std::nothrow) Buffer(static_cast<std::byte*>(p), bytes);
+  auto* raw = new (std::nothrow) Buffer(static_cast<std::byte*>(p), bytes, 0);
   if (raw == nullptr) {
     std::free(p);
     return Error{ErrorCode::ExecutionFailed, "allocation of a buffer descriptor failed"};
@@ -85,7 +102,10 @@ Result<std::shared_ptr<Buffer>> Buffer::allocate(size_t bytes) {
   return std::shared_ptr<Buffer>(raw);
 }
 
-Buffer::~Buffer() { std::free(data_); }
+Buffer::~Buffer() {
+  if (mapped_bytes_ != 0) ::munmap(data_, mapped_bytes_);
+  else std::free(data_);
+}
 
 // -- sizes ---------------------------------------------------------------------
 

@@ -26,6 +26,12 @@ inline constexpr size_t kTensorAlignment = 64;
 inline constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 40;
 
 /// An owning, aligned, zero-initialized byte buffer.
+///
+/// Buffers of kMappedBufferBytes or more come straight from mmap (zero
+/// pages, no memset; transparent huge pages requested), so a kernel's first
+/// write faults them in on its own threads instead of a single-threaded
+/// memset paying for every page first. Smaller ones come from
+/// aligned_alloc and are zero-filled.
 class Buffer {
  public:
   /// Allocates `bytes` (0 allowed). Errors: LimitExceeded above
@@ -40,10 +46,14 @@ class Buffer {
   size_t size() const { return size_; }
 
  private:
-  Buffer(std::byte* data, size_t size) : data_(data), size_(size) {}
+  Buffer(std::byte* data, size_t size, size_t mapped_bytes)
+      : data_(data), size_(size), mapped_bytes_(mapped_bytes) {}
   std::byte* data_;
   size_t size_;
+  size_t mapped_bytes_;  // non-zero: the length to munmap
 };
+
+inline constexpr size_t kMappedBufferBytes = size_t{1} << 20;
 
 /// Product of dims with overflow and negativity checks. Errors name `what`.
 Result<int64_t> checked_element_count(std::span<const int64_t> dims);

@@ -17,7 +17,7 @@ section "tests (release)"
 ctest --test-dir "$root/build" --output-on-failure -j "$jobs"
 
 section "AddressSanitizer + UBSan build"
-bash "$root/scripts/build.sh" asan core_tests cpu_kernel_tests
+bash "$root/scripts/build.sh" asan
 section "tests (asan+ubsan)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$root/build-asan" --output-on-failure -j "$jobs"

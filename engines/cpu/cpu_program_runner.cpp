@@ -19,9 +19,18 @@ std::vector<int64_t> last_uses(const SemanticProgram& p) {
   return last;
 }
 
+// A constant filling its whole shape with one scalar.
+const Scalar* splat_of(const Op& op) {
+  if (op.kind != OpKind::Constant) return nullptr;
+  const auto& attrs = std::get<ConstantAttrs>(op.attrs);
+  return attrs.splat ? &*attrs.splat : nullptr;
+}
+
 // Whether op `i` may join a fused region over `shape`: elementwise, every
-// result of `shape`, every operand of `shape` or rank 0.
+// result of `shape`, every operand of `shape` or rank 0. A splat constant
+// of `shape` joins too: inside the region it is a rank-0 input.
 bool fusable(const SemanticProgram& p, const Op& op, const Shape& shape) {
+  if (splat_of(op)) return p.value(op.outputs[0]).type.shape == shape;
   if (family_of(op.kind) != OpFamily::Elementwise) return false;
   for (ValueId r : op.outputs)
     if (!(p.value(r).type.shape == shape)) return false;
@@ -89,16 +98,49 @@ class Runner {
     return ok_status();
   }
 
+  // Splat constants of a region are not materialized: the region reads
+  // them as rank-0 inputs. A constant read after the region, or one that
+  // would leave the region without any full-shape input, is materialized.
+  Status place_region_constants(size_t begin, size_t end) {
+    bool has_full_input = false;
+    for (size_t i = begin; i < end && !has_full_input; ++i)
+      for (ValueId v : p_.ops()[i].inputs) {
+        const int64_t producer = p_.value(v).producer;
+        const bool inside = producer >= static_cast<int64_t>(begin) && producer < static_cast<int64_t>(end);
+        if (!inside && !p_.value(v).type.shape.empty()) has_full_input = true;
+      }
+    for (size_t i = begin; i < end; ++i) {
+      const Op& op = p_.ops()[i];
+      const Scalar* splat = splat_of(op);
+      if (!splat) continue;
+      const ValueId out = op.outputs[0];
+      if (last_[out] >= static_cast<int64_t>(end) || !has_full_input) {
+        TENACT_TRY(run_single(i));
+        has_full_input = has_full_input || !p_.value(out).type.shape.empty();
+        continue;
+      }
+      auto scalar = HostTensor::zeros(p_.value(out).type.dtype, {});
+      if (!scalar.ok()) return scalar.error().with_context(p_.describe_op(i));
+      splat->store(scalar->dtype(), scalar->data());
+      values_[out] = std::move(*scalar);
+    }
+    return ok_status();
+  }
+
   Status run_region(size_t begin, size_t end) {
+    TENACT_TRY(place_region_constants(begin, end));
     std::vector<ChainOp> chain;
     for (size_t i = begin; i < end; ++i) {
       const Op& op = p_.ops()[i];
+      if (splat_of(op)) continue;
       ChainOp c{op.kind, op.attrs, {}, {op.outputs[0], p_.value(op.outputs[0]).type.dtype}};
       for (ValueId v : op.inputs) c.operands.push_back(ChainValue{v, p_.value(v).type.dtype});
       chain.push_back(std::move(c));
     }
+    if (chain.empty()) return ok_status();  // only constants: materialized above
     std::vector<uint32_t> live_out;
     for (size_t i = begin; i < end; ++i) {
+      if (splat_of(p_.ops()[i])) continue;
       ValueId r = p_.ops()[i].outputs[0];
       if (last_[r] >= static_cast<int64_t>(end)) live_out.push_back(r);
     }
@@ -113,7 +155,7 @@ class Runner {
       values_[region->output_values[k]] = std::move((*results)[k]);
     if (stats_) {
       ++stats_->regions_run;
-      stats_->ops_fused += end - begin;
+      stats_->ops_fused += chain.size();
     }
     return ok_status();
   }

@@ -371,3 +371,18 @@ TEST_CASE("copies of a tensor share its buffer", "[tensor]") {
   u.data_as<float>()[1] = 8;
   CHECK(t.data_as<float>()[1] == 8);
 }
+
+TEST_CASE("large buffers come zero-filled and 64-byte aligned from the mapped path", "[tensor]") {
+  for (size_t bytes : {tenact::kMappedBufferBytes - 1, tenact::kMappedBufferBytes, size_t{3} << 20}) {
+    INFO(bytes);
+    auto b = tenact::Buffer::allocate(bytes);
+    REQUIRE(b.ok());
+    CHECK(reinterpret_cast<uintptr_t>((*b)->data()) % tenact::kTensorAlignment == 0);
+    CHECK((*b)->size() == bytes);
+    bool all_zero = true;
+    for (size_t i = 0; i < bytes; i += 4093) all_zero = all_zero && (*b)->data()[i] == std::byte{0};
+    all_zero = all_zero && (*b)->data()[bytes - 1] == std::byte{0};
+    CHECK(all_zero);
+    (*b)->data()[bytes - 1] = std::byte{7};  // writable to the end
+  }
+}

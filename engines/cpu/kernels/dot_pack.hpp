@@ -71,13 +71,13 @@ void pack_matrix(Calc* dst, const T* src, const AxisGroup& rows, const AxisGroup
   int64_t cs = 0;
   const bool cols_strided = cols.single_stride(cs);
   GroupWalker row(rows);
+  GroupWalker col(cols);  // back at offset 0 after every c steps
   for (int64_t i = 0; i < r; ++i, row.next()) {
     const T* s = src + row.offset();
     Calc* d = dst + i * c;
     if (cols_strided) {
       for (int64_t j = 0; j < c; ++j) d[j] = to_calc<Calc>(s[j * cs], conj);
     } else {
-      GroupWalker col(cols);
       for (int64_t j = 0; j < c; ++j, col.next()) d[j] = to_calc<Calc>(s[col.offset()], conj);
     }
   }

@@ -113,7 +113,8 @@ Result<std::vector<HostTensor>> run_reduction(const KernelCall& call) {
     return Error{ErrorCode::TypeMismatch, name + " does not accept bool operands"};
   if (!call.result_types.empty() && call.result_types[0].dtype != out_dtype)
     return Error{ErrorCode::InputMismatch,
-                 name + ": the program expects a " + std::string{to_string(call.result_types[0].dtype)} +
+                 name + ": the program expects a " +
+                     std::string{to_string(call.result_types[0].dtype)} +
                      " result, the operand gives " + std::string{to_string(out_dtype)}};
 
   auto planned = plan_reduction(given.shape(), given.strides(), attrs->dimensions);
@@ -124,7 +125,8 @@ Result<std::vector<HostTensor>> run_reduction(const KernelCall& call) {
     // No unit-stride axis (broadcast, reversed or gapped innermost axis):
     // reduce a dense copy, whose plan always has one.
     TENACT_ASSIGN_OR_RETURN(input, given.contiguous());
-    TENACT_ASSIGN_OR_RETURN(plan, plan_reduction(input.shape(), input.strides(), attrs->dimensions));
+    TENACT_ASSIGN_OR_RETURN(plan,
+                            plan_reduction(input.shape(), input.strides(), attrs->dimensions));
   }
 
   auto allocated = HostTensor::zeros(out_dtype, plan.out_shape);

@@ -5,7 +5,9 @@
 // - a *leaf* is a block of at most kBlock contiguous elements reduced into
 //   kLanes independent accumulators (kPerLane elements each, in order),
 //   the lanes then combined pairwise (InnerRuns); or a group of kRowGroup
-//   consecutive rows accumulated in order, element by element (Rows);
+//   consecutive rows accumulated in order, element by element (Rows); a
+//   result that reduces one short run (reduce_short_run) is a single leaf
+//   computed with the same operations as reduce_block;
 // - the leaves of one result combine by a binary counter (PairwiseStack):
 //   a balanced pairwise tree over the leaves in order.
 // Splitting the leaves of one result into chunks of a power-of-two count
@@ -87,12 +89,6 @@ class Odometer {
   int64_t out_ = 0;
 };
 
-inline int64_t product(const std::vector<int64_t>& sizes) {
-  int64_t p = 1;
-  for (int64_t s : sizes) p *= s;
-  return p;
-}
-
 inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 inline size_t thread_count(WorkerPool* pool) { return pool ? pool->thread_count() : 1; }
@@ -143,25 +139,43 @@ class PairwiseStack {
   int top_ = 0;
 };
 
-/// Combines lanes [0, 2W) pairwise into [0, W), then recurses, for the
-/// levels at or below `width` / 2 (constant trip counts: vectorizable).
+/// Combines lanes [0, 2W) pairwise into [0, W), then recurses (constant
+/// trip counts: vectorizable).
 template <class Op, int W>
-void combine_lane_tree(typename Op::Acc* acc, int width) {
+void combine_lane_tree(typename Op::Acc* acc) {
   if constexpr (W >= 1) {
-    if (2 * W <= width)
-      for (int j = 0; j < W; ++j) acc[j] = Op::combine(acc[j], acc[j + W]);
-    combine_lane_tree<Op, W / 2>(acc, width);
+    for (int j = 0; j < W; ++j) acc[j] = Op::combine(acc[j], acc[j + W]);
+    combine_lane_tree<Op, W / 2>(acc);
   }
 }
 
-/// One leaf of InnerRuns: 1 <= n <= kBlock contiguous elements.
+/// A run of 1 <= n <= N contiguous elements (N a power of two): pairwise,
+/// element j with element j + w for w = bit_ceil(n) / 2, ..., 1 where
+/// both exist. The tree depends on n only, never on N. No identity is
+/// combined in (so a lone -0.0 or complex infinity comes back unchanged).
+template <class Op, int N>
+typename Op::Acc reduce_short_run(const typename Op::In* p, int64_t n) {
+  typename Op::Acc a[N]{};
+  for (int j = 0; j < n; ++j) a[j] = Op::load(p[j]);
+  int live = static_cast<int>(n);
+  for (int w = static_cast<int>(std::bit_ceil(static_cast<uint64_t>(n))) / 2; w >= 1; w /= 2) {
+    for (int j = 0; j + w < live; ++j) a[j] = Op::combine(a[j], a[j + w]);
+    live = w;
+  }
+  return a[0];
+}
+
+/// One leaf of InnerRuns: 1 <= n <= kBlock contiguous elements. Below
+/// kLanes elements it is reduce_short_run; from kLanes on, lane j takes
+/// elements j, j + kLanes, ... in order, and the lanes combine pairwise.
 template <class Op>
 typename Op::Acc reduce_block(const typename Op::In* __restrict p, int64_t n) {
   using Acc = typename Op::Acc;
   constexpr int L = kLanes<Acc>;
+  if (n < L) return reduce_short_run<Op, L>(p, n);
   Acc acc[L];
-  for (int j = 0; j < L; ++j) acc[j] = Op::identity();
-  int64_t i = 0;
+  for (int j = 0; j < L; ++j) acc[j] = Op::load(p[j]);
+  int64_t i = L;
   if constexpr (Op::kSelectCombine) {
     // Loop-vectorized with if-conversion of the selects (an unrolled body
     // would be compiled to branches instead).
@@ -175,30 +189,17 @@ typename Op::Acc reduce_block(const typename Op::In* __restrict p, int64_t n) {
     }
   }
   for (int j = 0; i + j < n; ++j) acc[j] = Op::combine(acc[j], Op::load(p[i + j]));
-  // Lanes at or above n hold the identity: the tree starts at the
-  // smallest power of two covering the used lanes (a function of n only).
-  const int width = n >= L ? L : static_cast<int>(std::bit_ceil(static_cast<uint64_t>(n)));
-  combine_lane_tree<Op, L / 2>(acc, width);
+  combine_lane_tree<Op, L / 2>(acc);
   return acc[0];
-}
-
-/// A run of 1 <= n <= N contiguous elements with N = bit_ceil(n): the very
-/// operations reduce_block performs for such an n (lanes n..N-1 hold the
-/// identity, the same pairwise tree), without its per-call overhead.
-template <class Op, int N>
-typename Op::Acc reduce_short_run(const typename Op::In* p, int64_t n) {
-  typename Op::Acc a[N];
-  for (int j = 0; j < N; ++j) a[j] = j < n ? Op::load(p[j]) : Op::identity();
-  for (int w = N / 2; w >= 1; w /= 2)
-    for (int j = 0; j < w; ++j) a[j] = Op::combine(a[j], a[j + w]);
-  return a[0];
 }
 
 /// Longest run handled by reduce_short_run.
 inline constexpr int64_t kShortRun = 16;
 
-/// InnerRuns with one short run per result (no outer reduced axes): the
-/// results [b, e) in the kept axes' row-major order.
+/// InnerRuns with one short run (< kLanes) per result and no outer reduced
+/// axes: the results [b, e) in the kept axes' row-major order. The same
+/// operations as the general path (reduce_block calls reduce_short_run for
+/// such runs), without its per-result overhead.
 template <class Op, int N>
 void reduce_short_runs(const typename Op::In* in, typename Op::Out* out,
                        const ReductionPlan& plan, int64_t b, int64_t e) {
@@ -239,8 +240,8 @@ typename Op::Acc reduce_inner_leaves(const typename Op::In* base, const Reductio
 template <class Op>
 bool run_inner_runs(const typename Op::In* in, typename Op::Out* out, const ReductionPlan& plan,
                     WorkerPool* pool) {
-  const int64_t leaves =
-      (plan.reduce_count / plan.inner_length) * ceil_div(plan.inner_length, kBlock<typename Op::Acc>);
+  const int64_t runs = plan.reduce_count / plan.inner_length;
+  const int64_t leaves = runs * ceil_div(plan.inner_length, kBlock<typename Op::Acc>);
   const int64_t outputs = plan.out_count;
   if (plan.reduced.size() == 0 && plan.inner_length <= kShortRun &&
       plan.inner_length < kLanes<typename Op::Acc>) {

@@ -153,7 +153,7 @@ TEST_CASE("fused and op-by-op runs give the same bits and fusion is counted", "[
   CHECK((*fused)[0].bitwise_equal((*plain)[0]));
   CHECK(fused_stats.regions_run == 1);
   CHECK(fused_stats.ops_fused == 5);
-  CHECK(fused_stats.kernels_run == 1);  // the constant
+  CHECK(fused_stats.kernels_run == 0);  // the splat constant is a rank-0 region input
   CHECK(plain_stats.regions_run == 0);
   CHECK(plain_stats.kernels_run == 6);
   CHECK(engine.fused_counters().regions_run.load() == 1);
@@ -168,6 +168,46 @@ TEST_CASE("fused and op-by-op runs give the same bits and fusion is counted", "[
     float expected = th * 0.5f + av;
     CHECK(std::fabs(y[i] - expected) <= 4 * std::numeric_limits<float>::epsilon() * (std::fabs(expected) + 1));
   }
+}
+
+TEST_CASE("splat constants in a region are materialized only when read outside it", "[cpu_engine]") {
+  auto p = load_program(R"({"format": "tenact.program/1", "inputs": [{"name": "x", "dtype": "i32", "shape": ["N"]}],
+    "ops": [{"op": "constant", "out": "two", "dtype": "i32", "shape": ["N"], "value": 2},
+            {"op": "multiply", "in": ["x", "two"], "out": "y"},
+            {"op": "constant", "out": "one", "dtype": "i32", "shape": ["N"], "value": 1},
+            {"op": "negate", "in": ["one"], "out": "m"},
+            {"op": "add", "in": ["y", "m"], "out": "z"}],
+    "outputs": ["z", "two"]})");
+  REQUIRE(p.ok());
+  auto x = HostTensor::zeros(DType::I32, {3});
+  REQUIRE(x.ok());
+  for (int i = 0; i < 3; ++i) x->data_as<int32_t>()[i] = 10 * (i + 1);
+  CpuEngine engine{CpuEngineOptions{1}};
+  CpuRunStats stats;
+  auto r = run_program_on_cpu(*p, std::vector<HostTensor>{*x}, engine, CpuRunOptions{true}, &stats);
+  REQUIRE(r.ok());
+  // z = 2x - 1; `two` is a program output, so it is materialized in full.
+  CHECK((*r)[0].data_as<int32_t>()[0] == 19);
+  CHECK((*r)[0].data_as<int32_t>()[2] == 59);
+  REQUIRE((*r)[1].shape() == std::vector<int64_t>{3});
+  CHECK((*r)[1].data_as<int32_t>()[2] == 2);
+  CHECK(stats.regions_run == 1);
+  CHECK(stats.ops_fused == 3);
+  CHECK(stats.kernels_run == 1);  // `two` only
+}
+
+TEST_CASE("a region whose only inputs are splat constants still has the full shape", "[cpu_engine]") {
+  auto p = load_program(R"({"format": "tenact.program/1", "inputs": [{"name": "x", "dtype": "f32", "shape": ["N"]}],
+    "ops": [{"op": "constant", "out": "c", "dtype": "f32", "shape": ["N"], "value": 3},
+            {"op": "negate", "in": ["c"], "out": "n"},
+            {"op": "abs", "in": ["n"], "out": "y"}],
+    "outputs": ["y"]})");
+  REQUIRE(p.ok());
+  CpuEngine engine{CpuEngineOptions{1}};
+  auto r = run_program_on_cpu(*p, std::vector<HostTensor>{f32({0, 0, 0, 0})}, engine);
+  REQUIRE(r.ok());
+  REQUIRE((*r)[0].shape() == std::vector<int64_t>{4});
+  CHECK((*r)[0].data_as<float>()[3] == 3.0f);
 }
 
 TEST_CASE("the runner checks inputs first and names the op that fails", "[cpu_engine]") {

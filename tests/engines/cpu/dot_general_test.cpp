@@ -67,7 +67,8 @@ std::string value_of(const std::string& field, const std::string& key) {
 
 std::vector<DotCase> read_manifest() {
   std::ifstream in(data_dir() + "manifest.txt");
-  if (!in) FAIL("missing fixture manifest " << data_dir() << "manifest.txt (run generate_fixtures.py)");
+  if (!in)
+    FAIL("missing fixture manifest " << data_dir() << "manifest.txt (run generate_fixtures.py)");
   std::vector<DotCase> cases;
   std::string line;
   while (std::getline(in, line)) {

@@ -62,7 +62,8 @@ struct FixtureCase {
 
 std::vector<FixtureCase> read_manifest() {
   std::ifstream in(data_dir() + "manifest.txt");
-  if (!in) FAIL("missing fixture manifest " << data_dir() << "manifest.txt (run generate_fixtures.py)");
+  if (!in)
+    FAIL("missing fixture manifest " << data_dir() << "manifest.txt (run generate_fixtures.py)");
   std::vector<FixtureCase> cases;
   std::string line;
   while (std::getline(in, line)) {

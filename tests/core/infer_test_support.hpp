@@ -1,0 +1,83 @@
+// Helpers shared by the indexing-op inference tests: short constructors for
+// dims and value types, a one-call inference harness with its own
+// deferred-constraint list, and Catch2 checks for results, errors and
+// deferred constraints. Test-only; every definition is inline so several
+// test files can include it.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "core/infer/infer.hpp"
+
+// Nested in tenact::infer so the helpers see tenact and tenact::infer names
+// without using-directives leaking into includers.
+namespace tenact::infer::test_support {
+
+/// The origin every Infer harness stamps on its deferred constraints.
+inline constexpr const char* kOrigin = "op #0 (test)";
+
+inline DimExpr c(int64_t v) { return DimExpr::constant(v); }
+inline DimExpr sym(const char* name) { return DimExpr::symbol(name); }
+inline std::vector<DimExpr> dims(std::initializer_list<int64_t> values) {
+  std::vector<DimExpr> out;
+  for (int64_t v : values) out.push_back(c(v));
+  return out;
+}
+inline ValueType t(DType dtype, std::vector<DimExpr> shape) { return {dtype, exact_shape(shape)}; }
+inline ValueType t(DType dtype, std::initializer_list<int64_t> shape) {
+  return {dtype, exact_shape(shape)};
+}
+
+/// One inference call with its own deferred-constraint list.
+struct Infer {
+  std::vector<Constraint> deferred;
+  ShapeChecker checker{&deferred, kOrigin};
+  ExtensionRegistry extensions;
+
+  InferResult operator()(OpKind kind, const OpAttrs& attrs, std::vector<ValueType> operands) {
+    InferRequest request{kind, attrs, operands, checker, extensions};
+    return infer_op(request);
+  }
+};
+
+inline ValueType only_result(const InferResult& r) {
+  if (!r.ok()) FAIL("unexpected error: " << r.error().to_string());
+  REQUIRE(r->size() == 1);
+  return r->front();
+}
+
+inline void check_type(const InferResult& r, const ValueType& expected) {
+  const ValueType actual = only_result(r);
+  INFO("actual " << actual.to_string() << ", expected " << expected.to_string());
+  CHECK(actual == expected);
+}
+
+inline void check_error(const InferResult& r, ErrorCode code, const std::string& needle) {
+  REQUIRE_FALSE(r.ok());
+  INFO(r.error().to_string());
+  CHECK(r.error().code() == code);
+  CHECK_THAT(r.error().message(), Catch::Matchers::Contains(needle));
+}
+
+inline Relation mirror(Relation rel) {
+  return rel == Relation::Le ? Relation::Ge : rel == Relation::Ge ? Relation::Le : rel;
+}
+
+/// The constraint states `lhs rel rhs`, written either way round.
+inline void check_constraint(const Constraint& k, const DimExpr& lhs, Relation rel,
+                             const DimExpr& rhs) {
+  INFO("constraint " << k.lhs.to_string() << " " << to_string(k.rel) << " " << k.rhs.to_string()
+                     << " (" << k.what << ")");
+  const bool direct = k.lhs == lhs && k.rel == rel && k.rhs == rhs;
+  const bool mirrored = k.lhs == rhs && k.rel == mirror(rel) && k.rhs == lhs;
+  CHECK((direct || mirrored));
+  CHECK(k.origin == kOrigin);
+  CHECK_FALSE(k.what.empty());
+}
+
+}  // namespace tenact::infer::test_support
