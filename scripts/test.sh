@@ -3,7 +3,10 @@
 # builds every variant and runs the whole test suite:
 #   1. release build: all targets, every test (CTest)
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer (leak checks on): the tests
-#   3. the libFuzzer targets, briefly, from the seed corpus
+#   3. ThreadSanitizer: the tests about threads (worker pool, fused regions
+#      over the pool, engine launches); OpenBLAS is not instrumented, so the
+#      BLAS-backed tests stay out of this variant
+#   4. the libFuzzer targets, briefly, from the seed corpus
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=${TENACT_TEST_JOBS:-2}
@@ -22,6 +25,14 @@ section "tests (asan+ubsan)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$root/build-asan" --output-on-failure -j "$jobs"
 
+section "ThreadSanitizer build"
+bash "$root/scripts/build.sh" tsan cpu_kernel_tests cpu_engine_tests
+section "tests (tsan)"
+export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+"$root/build-tsan/tests/engines/cpu/cpu_kernel_tests" "[worker_pool],[fused]"
+"$root/build-tsan/tests/engines/cpu/cpu_engine_tests"
+unset TSAN_OPTIONS
+
 section "fuzzers"
-bash "$root/scripts/build.sh" fuzz
+bash "$root/scripts/build.sh" fuzz program_fuzzer npy_fuzzer
 bash "$root/fuzz/run_fuzzers.sh" "$root/build-fuzz" "${TENACT_FUZZ_SECONDS:-30}"

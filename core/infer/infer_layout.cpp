@@ -141,12 +141,17 @@ InferResult infer_broadcast_in_dim(const InferRequest& r) {
     const ShapeExtent& extent = operand.shape[axis];
     const size_t result_axis = static_cast<size_t>(dims[axis]);
     const DimExpr& target = attrs->shape[result_axis];
-    const auto extent_value = extent.is_exact() ? extent.expr.constant_value() : std::nullopt;
-    if (extent_value == 1) continue;
-    const auto target_value = target.constant_value();
-    if (extent_value && target_value && *extent_value != *target_value)
-      return shape_error(axis_name(0, axis) + " has extent " + std::to_string(*extent_value) +
-                         ", expected 1 or " + std::to_string(*target_value) +
+    // Plain values with a flag (not std::optional): GCC 12 at -O1 under the
+    // sanitizers reports a false -Wmaybe-uninitialized on the optional form.
+    int64_t extent_value = 0, target_value = 0;
+    const bool extent_known = extent.is_exact() && extent.expr.constant_value().has_value();
+    if (extent_known) extent_value = *extent.expr.constant_value();
+    if (extent_known && extent_value == 1) continue;
+    const bool target_known = target.constant_value().has_value();
+    if (target_known) target_value = *target.constant_value();
+    if (extent_known && target_known && extent_value != target_value)
+      return shape_error(axis_name(0, axis) + " has extent " + std::to_string(extent_value) +
+                         ", expected 1 or " + std::to_string(target_value) +
                          " (the extent of result axis " + std::to_string(result_axis) + ")");
     TENACT_TRY(r.checker.require_equal(
         extent, ShapeExtent::exact(target),

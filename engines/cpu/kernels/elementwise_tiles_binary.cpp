@@ -1,6 +1,8 @@
 // Tile functions of the binary arithmetic and logical elementwise ops.
 // Compiled at O3 (see elementwise_tile_loops.hpp).
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3")
+#endif
 
 #include "engines/cpu/kernels/elementwise_functions.hpp"
 #include "engines/cpu/kernels/elementwise_kernels.hpp"

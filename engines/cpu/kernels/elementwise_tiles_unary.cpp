@@ -1,7 +1,9 @@
 // Tile functions of the unary elementwise ops (negate ... not).
 // Compiled at O3 (see elementwise_tile_loops.hpp); the pragma precedes the
 // includes so inline library code and our loops share one setting.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3")
+#endif
 
 #include "engines/cpu/kernels/elementwise_functions.hpp"
 #include "engines/cpu/kernels/elementwise_kernels.hpp"

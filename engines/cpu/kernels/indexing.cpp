@@ -24,9 +24,6 @@ using namespace support;
 using Outputs = std::vector<HostTensor>;
 
 // Byte pointer `elements` elements away from p (elements may be negative).
-inline const std::byte* advance(const std::byte* p, int64_t elements, size_t elem) {
-  return p + elements * static_cast<int64_t>(elem);
-}
 inline std::byte* advance(std::byte* p, int64_t elements, size_t elem) {
   return p + elements * static_cast<int64_t>(elem);
 }
