@@ -373,7 +373,7 @@ TEST_CASE("copies of a tensor share its buffer", "[tensor]") {
 }
 
 TEST_CASE("large buffers come zero-filled and 64-byte aligned from the mapped path", "[tensor]") {
-  for (size_t bytes : {tenact::kMappedBufferBytes - 1, tenact::kMappedBufferBytes, size_t{3} << 20}) {
+  for (size_t bytes : {tenact::kMappedBufferBytes - 1, tenact::kMappedBufferBytes, tenact::kMappedBufferBytes + (size_t{3} << 20)}) {
     INFO(bytes);
     auto b = tenact::Buffer::allocate(bytes);
     REQUIRE(b.ok());
