@@ -21,6 +21,7 @@ std::string_view to_string(ErrorCode code) noexcept {
     case ErrorCode::Io: return "io_error";
     case ErrorCode::MissingExtension: return "missing_extension";
     case ErrorCode::Unsupported: return "unsupported";
+    case ErrorCode::NoEligibleEngine: return "no_eligible_engine";
     case ErrorCode::NoExecutableEngine: return "no_executable_engine";
     case ErrorCode::DispatchSearchBudgetExceeded: return "dispatch_search_budget_exceeded";
     case ErrorCode::NoInputIngress: return "no_input_ingress";

@@ -54,6 +54,9 @@ enum class ErrorCode : uint16_t {
   /// The op, dtype or feature is not supported by the engine asked.
   Unsupported,
   // -- preparation and execution (planning/, engines/, actors/) --------------
+  /// No registered engine allowed by the placement constraint serves the
+  /// program (or every op of it).
+  NoEligibleEngine,
   NoExecutableEngine,
   DispatchSearchBudgetExceeded,
   NoInputIngress,

@@ -30,6 +30,7 @@
 #include "core/op_kind.hpp"
 #include "core/shape.hpp"
 #include "core/tensor.hpp"
+#include "engines/specialization_types.hpp"
 
 namespace tenact {
 
@@ -63,41 +64,31 @@ struct EngineCapabilities {
   std::vector<std::string> extension_families;
   /// Storage classes program inputs may arrive in (empty: the default).
   std::vector<std::string> accepted_input_storage;
+  /// Runs planned elementwise regions (planning/elementwise_regions.hpp)
+  /// as one fused pass; planning forms regions only on such engines.
+  bool fused_elementwise_regions = false;
 
   bool serves(OpFamily family) const;
   bool has_extension(std::string_view family) const;
 };
 
-// -- specialization --------------------------------------------------------------
-
-enum class PlacementSpecialization : uint8_t { None, StorageClass, Device };
-enum class LayoutSpecialization : uint8_t { None, Class, ExactStrides };
-
-/// What a prepared plan may assume about one program input. "None"/false
-/// everywhere is the most general plan (shape-polymorphic).
-struct InputRequirement {
-  bool dtype = false;
-  bool rank = false;
-  /// Axes whose concrete extent the plan is specialized for.
-  std::vector<size_t> concrete_dims;
-  PlacementSpecialization placement = PlacementSpecialization::None;
-  LayoutSpecialization layout = LayoutSpecialization::None;
-  /// Minimum alignment the plan relies on, as log2 bytes.
-  std::optional<uint8_t> alignment_log2;
-  friend bool operator==(const InputRequirement&, const InputRequirement&) = default;
-};
-
-struct SpecializationRequirements {
-  std::vector<InputRequirement> inputs;  // one per program input, or empty (none)
-  friend bool operator==(const SpecializationRequirements&, const SpecializationRequirements&) = default;
-};
-
 // -- preparing one op ----------------------------------------------------------------
 
-/// Where and how an op is asked to run.
+/// Where and how an op is asked to run: the endpoint and the identity of
+/// everything the plan is valid for (seed 000's PreparedOperationBinding).
+/// A plan is valid only for the runtime, configuration epoch and engine
+/// registration it was prepared under.
 struct OpBinding {
   Endpoint endpoint;
+  uint64_t runtime_id = 0;
+  /// The configuration snapshot's epoch.
+  uint64_t epoch = 0;
+  /// The engine's identity: id (== endpoint.engine), hardware class,
+  /// registration and context identity.
+  EngineIdentity engine;
   friend bool operator==(const OpBinding&, const OpBinding&) = default;
+  /// "cpu/host (x86_64-host, registration 1, context 7, runtime 3, epoch 2)".
+  std::string to_string() const;
 };
 
 struct OpPrepareRequest {
@@ -109,20 +100,30 @@ struct OpPrepareRequest {
   std::vector<ValueType> results;
   OpBinding binding;
   SpecializationRequirements specialization;
+  /// What `specialization` fixes of the caller's signature: the only facts
+  /// about the inputs the plan may rely on.
+  SpecializationProjection projection;
   /// Values of the symbols the specialization fixes (empty when none).
   SymbolBindings fixed_symbols;
 };
 
-/// An op prepared by an engine. Carries exactly the binding and the
-/// specialization it was prepared for (a plan that differs violates the
-/// provider contract). `payload` is the engine's own, opaque data.
+/// An op prepared by an engine. Carries exactly the binding, the
+/// specialization and the projection it was prepared for (a plan that
+/// differs violates the provider contract: BindingMismatch,
+/// ProjectionMismatch). `payload` is the engine's own, opaque data.
 struct PreparedOp {
   OpKind kind = OpKind::Add;
   OpAttrs attrs;
   std::vector<ValueType> results;
   OpBinding binding;
   SpecializationRequirements specialization;
+  SpecializationProjection projection;
   std::shared_ptr<const void> payload;
+
+  /// A plan that echoes `request` exactly (kind, attributes, results,
+  /// binding, specialization, projection), with no payload: what a correct
+  /// provider returns before adding its own data.
+  static std::shared_ptr<PreparedOp> answering(const OpPrepareRequest& request);
 };
 
 struct NeedsSpecialization {
@@ -134,7 +135,13 @@ struct Unsupported {
   std::string reason;
 };
 
-using PrepareAnswer = std::variant<std::shared_ptr<const PreparedOp>, NeedsSpecialization, Unsupported>;
+/// Prepared, a request for more specialization, a deterministic refusal
+/// (cached by the prepare cache), or an error: DeterminismUnsupported (the
+/// op cannot be made deterministic as asked; cached like Unsupported) or
+/// any other code, e.g. LimitExceeded for a workspace that does not fit
+/// now (transient: the next request prepares again).
+using PrepareAnswer =
+    std::variant<std::shared_ptr<const PreparedOp>, NeedsSpecialization, Unsupported, Error>;
 
 /// Called exactly once per launch, from an engine thread.
 using LaunchCompletion = std::function<void(Result<std::vector<HostTensor>>)>;

@@ -19,18 +19,6 @@
 
 namespace tenact {
 
-/// The coarse layout of a strided tensor, coarsest guarantee last.
-enum class LayoutClass : uint8_t {
-  /// Dense and row-major (axes of extent 1 ignored; empty and one-element
-  /// tensors are row-major).
-  RowMajor,
-  /// Dense (every element once, no gaps, positive strides) in some other
-  /// axis order, e.g. a transposed row-major buffer.
-  DensePermuted,
-  /// Anything else: gaps, zero (broadcast) or negative strides.
-  Strided,
-};
-
 std::string_view to_string(LayoutClass layout) noexcept;
 
 /// The layout class of `shape` with element `strides` (same length).

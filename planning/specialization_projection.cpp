@@ -85,13 +85,14 @@ std::string describe_requirements(const SemanticProgram& program,
   return out;
 }
 
-uint64_t SpecializationProjection::hash() const {
+uint64_t hash_of(const SpecializationProjection& projection) {
   KeyEncoder enc;
-  encode(enc, *this);
+  encode(enc, projection);
   return enc.digest64();
 }
 
-std::string SpecializationProjection::to_string() const {
+std::string to_string(const SpecializationProjection& projection) {
+  const auto& inputs = projection.inputs;
   std::string out = "[";
   for (size_t i = 0; i < inputs.size(); ++i) {
     const InputProjection& p = inputs[i];

@@ -42,43 +42,10 @@ std::string describe_requirement(const InputRequirement& requirement);
 std::string describe_requirements(const SemanticProgram& program,
                                   const SpecializationRequirements& requirements);
 
-/// One concrete extent a plan may assume.
-struct ConcreteDim {
-  uint32_t axis = 0;
-  int64_t extent = 0;
-  friend bool operator==(const ConcreteDim&, const ConcreteDim&) = default;
-};
-
-/// What a plan may assume about one input; unset means "anything".
-struct InputProjection {
-  std::optional<DType> dtype;
-  std::optional<uint32_t> rank;
-  /// Ascending by axis.
-  std::vector<ConcreteDim> concrete_dims;
-  /// Set when placement is StorageClass or Device.
-  std::optional<std::string> storage_class;
-  /// Set when placement is Device.
-  std::optional<std::string> engine;
-  /// Set when layout is Class or ExactStrides.
-  std::optional<LayoutClass> layout_class;
-  /// Set when layout is ExactStrides (element strides).
-  std::optional<std::vector<int64_t>> strides;
-  /// The alignment the plan may rely on: min(required, actual); set when
-  /// alignment is required and the input's alignment is known.
-  std::optional<uint8_t> alignment_log2;
-
-  friend bool operator==(const InputProjection&, const InputProjection&) = default;
-};
-
-struct SpecializationProjection {
-  std::vector<InputProjection> inputs;
-
-  friend bool operator==(const SpecializationProjection&, const SpecializationProjection&) = default;
-  /// XXH3-64 of encode(): consistent with ==.
-  uint64_t hash() const;
-  /// "[x: f32, rank 2, dims {0: 4}, at host, row_major, align 2^6; w: -]".
-  std::string to_string() const;
-};
+/// XXH3-64 of encode(): consistent with ==.
+uint64_t hash_of(const SpecializationProjection& projection);
+/// "[x: f32, rank 2, dims {0: 4}, at host, row_major, align 2^6; w: -]".
+std::string to_string(const SpecializationProjection& projection);
 
 /// Projects `inputs` through `requirements` (canonicalized first).
 /// Errors: InputMismatch when `inputs` is not one descriptor per program

@@ -27,6 +27,25 @@ const std::vector<Command>& commands() {
        "Exit status: 0 success, 1 invalid program or data (or a failure while\n"
        "running), 2 usage error.\n",
        run_run},
+      {"inspect", "prepare a program and print its plan: engines, transfers, regions, key",
+       "Usage: tenact inspect PROGRAM.json [--input NAME=FILE ...] [--engines LIST]\n"
+       "                      [--placement NAME=ENGINE[/STORAGE] ...] [--json]\n\n"
+       "Prepares PROGRAM.json without running it and prints the plan: where each\n"
+       "instruction runs (engine and storage class), each transfer and its route,\n"
+       "the fused elementwise regions, where outputs are delivered, the prepared\n"
+       "entry's key digest and the bytes it retains.\n\n"
+       "  --input NAME=FILE   the input's dtype, shape, strides and alignment come\n"
+       "                      from FILE (.npy or JSON tensor); an input whose\n"
+       "                      declared shape is all constants may be left out\n"
+       "  --engines LIST      CPU engines to register under these ids, most preferred\n"
+       "                      first (default: cpu), with host_copy routes between them\n"
+       "  --placement NAME=ENGINE[/STORAGE]\n"
+       "                      the input's buffer lives on ENGINE (storage class host\n"
+       "                      unless given); it enters there and moves along routes\n"
+       "  --json              print the plan as JSON\n\n"
+       "Exit status: 0 success, 1 invalid program, data or placement (or a\n"
+       "preparation error, printed with its code), 2 usage error.\n",
+       run_inspect},
   };
   return kCommands;
 }

@@ -8,6 +8,7 @@
 #include "core/tensor_io.hpp"
 #include "engines/cpu/cpu_program_runner.hpp"
 #include "tools/cli.hpp"
+#include "tools/input_files.hpp"
 
 namespace tenact::cli {
 
@@ -64,30 +65,6 @@ std::optional<RunArgs> parse_run_args(const std::vector<std::string>& args, std:
   return r;
 }
 
-// The program's inputs in order, from the named files. Errors name the
-// missing, unknown or repeated input.
-Result<std::vector<HostTensor>> read_inputs(const SemanticProgram& p, const RunArgs& args) {
-  std::map<std::string, std::string> files;
-  for (const auto& [name, file] : args.inputs)
-    if (!files.emplace(name, file).second)
-      return Error{ErrorCode::InputMismatch, "input '" + name + "' is given twice"};
-  std::vector<HostTensor> out;
-  for (ValueId id : p.inputs()) {
-    const std::string& name = p.value(id).name;
-    auto it = files.find(name);
-    if (it == files.end())
-      return Error{ErrorCode::InputMismatch, "input '" + name + "' (" + p.value(id).type.to_string() +
-                                                 ") is missing: pass --input " + name + "=FILE"};
-    auto t = read_tensor_file(it->second);
-    if (!t.ok()) return t.error().with_context("input '" + name + "'");
-    out.push_back(std::move(*t));
-    files.erase(it);
-  }
-  if (!files.empty())
-    return Error{ErrorCode::InputMismatch, "the program has no input named '" + files.begin()->first + "'"};
-  return out;
-}
-
 void print_outputs_json(const SemanticProgram& p, const std::vector<HostTensor>& outputs, std::ostream& out) {
   out << "{\"outputs\": {";
   std::set<std::string> seen;
@@ -113,7 +90,7 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   };
   auto program = load_program_file(parsed->program);
   if (!program.ok()) return fail(program.error());
-  auto inputs = read_inputs(*program, *parsed);
+  auto inputs = read_input_files(*program, parsed->inputs);
   if (!inputs.ok()) return fail(inputs.error());
   cpu::CpuEngine engine;
   auto outputs = cpu::run_program_on_cpu(*program, *inputs, engine);

@@ -19,6 +19,7 @@ CpuEngine::CpuEngine(CpuEngineOptions options)
   capabilities_.op_families = {OpFamily::Elementwise, OpFamily::Reduction, OpFamily::Indexing,
                                OpFamily::Dot, OpFamily::Layout};
   capabilities_.accepted_input_storage = {kHostStorage};
+  capabilities_.fused_elementwise_regions = true;
   set_blas_threads(static_cast<int>(pool_->thread_count()));
 }
 
@@ -33,13 +34,7 @@ PrepareAnswer CpuEngine::prepare(const OpPrepareRequest& request) {
     if (const auto* ext = std::get_if<ExtensionAttrs>(&request.attrs)) what += " family '" + ext->family + "'";
     return Unsupported{"engine '" + identity_.id + "' has no kernel for " + what};
   }
-  auto op = std::make_shared<PreparedOp>();
-  op->kind = request.kind;
-  op->attrs = request.attrs;
-  op->results = request.results;
-  op->binding = request.binding;
-  op->specialization = request.specialization;
-  return std::shared_ptr<const PreparedOp>(std::move(op));
+  return std::shared_ptr<const PreparedOp>(PreparedOp::answering(request));
 }
 
 Result<HostTensor> CpuEngine::allocate(std::string_view storage_class, DType dtype,

@@ -10,182 +10,171 @@ namespace tenact::cpu {
 
 namespace {
 
-// Index of the last op reading each value; program outputs live to the end.
-std::vector<int64_t> last_uses(const SemanticProgram& p) {
-  std::vector<int64_t> last(p.values().size(), -1);
-  for (size_t i = 0; i < p.ops().size(); ++i)
-    for (ValueId v : p.ops()[i].inputs) last[v] = static_cast<int64_t>(i);
-  for (ValueId v : p.outputs()) last[v] = static_cast<int64_t>(p.ops().size());
-  return last;
-}
-
-// A constant filling its whole shape with one scalar.
-const Scalar* splat_of(const Op& op) {
-  if (op.kind != OpKind::Constant) return nullptr;
-  const auto& attrs = std::get<ConstantAttrs>(op.attrs);
-  return attrs.splat ? &*attrs.splat : nullptr;
-}
-
-// Whether op `i` may join a fused region over `shape`: elementwise, every
-// result of `shape`, every operand of `shape` or rank 0. A splat constant
-// of `shape` joins too: inside the region it is a rank-0 input.
-bool fusable(const SemanticProgram& p, const Op& op, const Shape& shape) {
-  if (splat_of(op)) return p.value(op.outputs[0]).type.shape == shape;
-  if (family_of(op.kind) != OpFamily::Elementwise) return false;
-  for (ValueId r : op.outputs)
-    if (!(p.value(r).type.shape == shape)) return false;
-  for (ValueId v : op.inputs) {
-    const Shape& s = p.value(v).type.shape;
-    if (!s.empty() && !(s == shape)) return false;
-  }
-  for (const auto& e : shape)
-    if (!e.is_exact()) return false;
-  return true;
-}
+constexpr size_t kNever = static_cast<size_t>(-1);
 
 class Runner {
  public:
-  Runner(const SemanticProgram& p, CpuEngine& engine, const CpuRunOptions& options, CpuRunStats* stats)
-      : p_(p), engine_(engine), options_(options), stats_(stats), values_(p.values().size()),
-        last_(last_uses(p)) {}
+  Runner(const SemanticProgram& p, const ExecProgram& e, std::span<const ElementwiseRegion> regions,
+         CpuEngine& engine, CpuRunStats* stats)
+      : p_(p), e_(e), regions_(regions), engine_(engine), stats_(stats), values_(e.slots.size()) {}
 
   Result<std::vector<HostTensor>> run(std::span<const HostTensor> inputs) {
     const auto signature = signature_of(inputs);
     TENACT_ASSIGN_OR_RETURN(symbols_, bind_signature(p_, signature));
-    for (size_t i = 0; i < inputs.size(); ++i) values_[p_.inputs()[i]] = inputs[i];
-    size_t i = 0;
-    while (i < p_.ops().size()) {
-      size_t end = options_.fuse_elementwise ? chain_end(i) : i + 1;
-      if (end - i >= 2) {
-        TENACT_TRY(run_region(i, end));
-      } else {
-        TENACT_TRY(run_single(i));
-        end = i + 1;
-      }
-      release_dead(i, end);
-      i = end;
+    if (e_.input_slots.size() != inputs.size() || e_.instructions.size() != p_.ops().size())
+      return Error{ErrorCode::Internal, "the staged program does not match program '" + p_.name() + "'"};
+    for (size_t i = 0; i < inputs.size(); ++i) values_[e_.input_slots[i]] = inputs[i];
+    const std::vector<ExecStep> steps = sequential_steps(e_, regions_);
+    size_t in_regions = 0;
+    for (const ElementwiseRegion& r : regions_) in_regions += r.instructions.size();
+    if (steps.size() + in_regions != e_.instructions.size() + regions_.size())
+      return Error{ErrorCode::Internal, "the elementwise regions of program '" + p_.name() +
+                                            "' overlap or depend on each other in a cycle"};
+    const std::vector<std::vector<SlotId>> releases = releases_per_step(steps);
+    for (size_t k = 0; k < steps.size(); ++k) {
+      if (steps[k].kind == ExecStep::Kind::Region)
+        TENACT_TRY(run_region(steps[k].index));
+      else
+        TENACT_TRY(run_single(steps[k].index));
+      for (SlotId s : releases[k]) values_[s].reset();
     }
     std::vector<HostTensor> out;
-    for (ValueId v : p_.outputs()) out.push_back(*values_[v]);
+    for (SlotId s : e_.output_slots) {
+      if (!values_[s])
+        return Error{ErrorCode::Internal, "output " + e_.describe_slot(s) + " was never computed"};
+      out.push_back(*values_[s]);
+    }
     return out;
   }
 
  private:
-  // One past the last op of the fusable run starting at `begin`.
-  size_t chain_end(size_t begin) const {
-    const Op& first = p_.ops()[begin];
-    if (first.outputs.size() != 1) return begin + 1;
-    const Shape& shape = p_.value(first.outputs[0]).type.shape;
-    size_t end = begin;
-    while (end < p_.ops().size() && fusable(p_, p_.ops()[end], shape)) ++end;
-    return std::max(end, begin + 1);
+  // Per step, the slots to drop after it: those whose last reader (in step
+  // order) it is, and results nobody reads. Program outputs stay. Steps may
+  // reorder program order, so program-order last-use flags do not apply.
+  std::vector<std::vector<SlotId>> releases_per_step(const std::vector<ExecStep>& steps) const {
+    const std::vector<int32_t> region_of = region_of_instructions(e_.instructions.size(), regions_);
+    std::vector<size_t> step_of_instruction(e_.instructions.size(), kNever);
+    std::vector<size_t> step_of_region(regions_.size(), kNever);
+    for (size_t k = 0; k < steps.size(); ++k)
+      (steps[k].kind == ExecStep::Kind::Region ? step_of_region : step_of_instruction)[steps[k].index] = k;
+    std::vector<size_t> last_read(e_.slots.size(), kNever);
+    for (size_t i = 0; i < e_.instructions.size(); ++i) {
+      const size_t step = region_of[i] >= 0 ? step_of_region[static_cast<size_t>(region_of[i])]
+                                            : step_of_instruction[i];
+      for (SlotId s : e_.instructions[i].inputs)
+        if (last_read[s] == kNever || last_read[s] < step) last_read[s] = step;
+      for (SlotId s : e_.instructions[i].outputs)
+        if (last_read[s] == kNever) last_read[s] = step;  // unread results go right away
+    }
+    std::vector<std::vector<SlotId>> out(steps.size());
+    for (SlotId s = 0; s < e_.slots.size(); ++s)
+      if (last_read[s] != kNever && last_read[s] < steps.size() && !e_.is_output(s))
+        out[last_read[s]].push_back(s);
+    return out;
   }
 
   Status run_single(size_t i) {
-    const Op& op = p_.ops()[i];
+    const ExecInstruction& ins = e_.instructions[i];
+    const std::string where = p_.describe_op(ins.semantic_op);
     std::vector<HostTensor> inputs;
     std::vector<ValueType> result_types;
-    for (ValueId v : op.inputs) inputs.push_back(*values_[v]);
-    for (ValueId r : op.outputs) result_types.push_back(p_.value(r).type);
-    KernelCall call{op.kind, op.attrs, inputs, result_types, symbols_, &engine_.pool()};
+    for (SlotId s : ins.inputs) {
+      if (!values_[s])
+        return Error{ErrorCode::Internal, where + ": " + e_.describe_slot(s) + " is not available"};
+      inputs.push_back(*values_[s]);
+    }
+    for (SlotId r : ins.outputs) result_types.push_back(e_.slot_type(r));
+    KernelCall call{ins.kind, ins.attrs, inputs, result_types, symbols_, &engine_.pool()};
     auto results = run_kernel(call);
-    if (!results.ok()) return results.error().with_context(p_.describe_op(i));
-    if (results->size() != op.outputs.size())
-      return Error{ErrorCode::Internal, p_.describe_op(i) + ": kernel returned " +
-                                            std::to_string(results->size()) + " results"};
-    for (size_t r = 0; r < op.outputs.size(); ++r) values_[op.outputs[r]] = std::move((*results)[r]);
+    if (!results.ok()) return results.error().with_context(where);
+    if (results->size() != ins.outputs.size())
+      return Error{ErrorCode::Internal, where + ": kernel returned " + std::to_string(results->size()) +
+                                            " results"};
+    for (size_t r = 0; r < ins.outputs.size(); ++r) values_[ins.outputs[r]] = std::move((*results)[r]);
     if (stats_) ++stats_->kernels_run;
     return ok_status();
   }
 
-  // Splat constants of a region are not materialized: the region reads
-  // them as rank-0 inputs. A constant read after the region, or one that
-  // would leave the region without any full-shape input, is materialized.
-  Status place_region_constants(size_t begin, size_t end) {
-    bool has_full_input = false;
-    for (size_t i = begin; i < end && !has_full_input; ++i)
-      for (ValueId v : p_.ops()[i].inputs) {
-        const int64_t producer = p_.value(v).producer;
-        const bool inside = producer >= static_cast<int64_t>(begin) && producer < static_cast<int64_t>(end);
-        if (!inside && !p_.value(v).type.shape.empty()) has_full_input = true;
-      }
-    for (size_t i = begin; i < end; ++i) {
-      const Op& op = p_.ops()[i];
-      const Scalar* splat = splat_of(op);
-      if (!splat) continue;
-      const ValueId out = op.outputs[0];
-      if (last_[out] >= static_cast<int64_t>(end) || !has_full_input) {
-        TENACT_TRY(run_single(i));
-        has_full_input = has_full_input || !p_.value(out).type.shape.empty();
-        continue;
-      }
-      auto scalar = HostTensor::zeros(p_.value(out).type.dtype, {});
-      if (!scalar.ok()) return scalar.error().with_context(p_.describe_op(i));
-      splat->store(scalar->dtype(), scalar->data());
-      values_[out] = std::move(*scalar);
-    }
+  // An absorbed splat constant enters its region as a rank-0 scalar.
+  Status place_splat(uint32_t i) {
+    const ExecInstruction& ins = e_.instructions[i];
+    const auto* attrs = std::get_if<ConstantAttrs>(&ins.attrs);
+    if (!attrs || !attrs->splat || ins.outputs.size() != 1)
+      return Error{ErrorCode::Internal, p_.describe_op(ins.semantic_op) + " is no splat constant"};
+    const SlotId out = ins.outputs[0];
+    auto scalar = HostTensor::zeros(e_.slot_type(out).dtype, {});
+    if (!scalar.ok()) return scalar.error().with_context(p_.describe_op(ins.semantic_op));
+    attrs->splat->store(scalar->dtype(), scalar->data());
+    values_[out] = std::move(*scalar);
     return ok_status();
   }
 
-  Status run_region(size_t begin, size_t end) {
-    TENACT_TRY(place_region_constants(begin, end));
-    std::vector<ChainOp> chain;
-    for (size_t i = begin; i < end; ++i) {
-      const Op& op = p_.ops()[i];
-      if (splat_of(op)) continue;
-      ChainOp c{op.kind, op.attrs, {}, {op.outputs[0], p_.value(op.outputs[0]).type.dtype}};
-      for (ValueId v : op.inputs) c.operands.push_back(ChainValue{v, p_.value(v).type.dtype});
-      chain.push_back(std::move(c));
+  Status run_region(uint32_t index) {
+    const ElementwiseRegion& region = regions_[index];
+    const std::string where = describe_region(e_, region, index) + " (fused)";
+    // Nothing leaves the region: nothing observable to compute.
+    if (region.outputs.empty()) return ok_status();
+    for (uint32_t c : region.splat_constants)
+      if (auto s = place_splat(c); !s.ok()) return s.error().with_context(where);
+    std::vector<ChainOp> ops;
+    for (uint32_t i : region.instructions) {
+      const ExecInstruction& ins = e_.instructions[i];
+      if (ins.is_constant()) continue;
+      ChainOp op{ins.kind, ins.attrs, {}, {ins.outputs[0], e_.slot_type(ins.outputs[0]).dtype}};
+      for (SlotId s : ins.inputs) op.operands.push_back(ChainValue{s, e_.slot_type(s).dtype});
+      ops.push_back(std::move(op));
     }
-    if (chain.empty()) return ok_status();  // only constants: materialized above
-    std::vector<uint32_t> live_out;
-    for (size_t i = begin; i < end; ++i) {
-      if (splat_of(p_.ops()[i])) continue;
-      ValueId r = p_.ops()[i].outputs[0];
-      if (last_[r] >= static_cast<int64_t>(end)) live_out.push_back(r);
-    }
-    const std::string where = p_.describe_op(begin) + " .. " + p_.describe_op(end - 1) + " (fused)";
-    auto region = region_from_chain(chain, live_out);
-    if (!region.ok()) return region.error().with_context(where);
+    auto fused = region_from_chain(ops, region.outputs);
+    if (!fused.ok()) return fused.error().with_context(where);
     std::vector<HostTensor> inputs;
-    for (uint32_t v : region->input_values) inputs.push_back(*values_[v]);
-    auto results = run_fused_region(region->region, inputs, &engine_.pool(), &engine_.fused_counters());
+    for (uint32_t s : fused->input_values) {
+      if (!values_[s])
+        return Error{ErrorCode::Internal, where + ": " + e_.describe_slot(s) + " is not available"};
+      inputs.push_back(*values_[s]);
+    }
+    auto results = run_fused_region(fused->region, inputs, &engine_.pool(), &engine_.fused_counters());
     if (!results.ok()) return results.error().with_context(where);
-    for (size_t k = 0; k < region->output_values.size(); ++k)
-      values_[region->output_values[k]] = std::move((*results)[k]);
+    for (size_t k = 0; k < fused->output_values.size(); ++k)
+      values_[fused->output_values[k]] = std::move((*results)[k]);
     if (stats_) {
       ++stats_->regions_run;
-      stats_->ops_fused += chain.size();
+      stats_->ops_fused += ops.size();
     }
     return ok_status();
-  }
-
-  // Drops every value whose last reader ran in [begin, end).
-  void release_dead(size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) {
-      for (ValueId v : p_.ops()[i].inputs)
-        if (last_[v] < static_cast<int64_t>(end)) values_[v].reset();
-      for (ValueId r : p_.ops()[i].outputs)
-        if (last_[r] < static_cast<int64_t>(end)) values_[r].reset();
-    }
   }
 
   const SemanticProgram& p_;
+  const ExecProgram& e_;
+  std::span<const ElementwiseRegion> regions_;
   CpuEngine& engine_;
-  const CpuRunOptions& options_;
   CpuRunStats* stats_;
   SymbolBindings symbols_;
   std::vector<std::optional<HostTensor>> values_;
-  std::vector<int64_t> last_;
 };
 
 }  // namespace
+
+Result<std::vector<HostTensor>> run_exec_program_on_cpu(const SemanticProgram& program,
+                                                        const ExecProgram& staged,
+                                                        std::span<const ElementwiseRegion> regions,
+                                                        std::span<const HostTensor> inputs,
+                                                        CpuEngine& engine, CpuRunStats* stats) {
+  return Runner{program, staged, regions, engine, stats}.run(inputs);
+}
 
 Result<std::vector<HostTensor>> run_program_on_cpu(const SemanticProgram& program,
                                                    std::span<const HostTensor> inputs,
                                                    CpuEngine& engine, const CpuRunOptions& options,
                                                    CpuRunStats* stats) {
-  return Runner{program, engine, options, stats}.run(inputs);
+  TENACT_ASSIGN_OR_RETURN(const ExecProgram staged, stage(program));
+  std::vector<ElementwiseRegion> regions;
+  if (options.fuse_elementwise && engine.capabilities().fused_elementwise_regions) {
+    const Endpoint here{engine.identity().id, engine.capabilities().default_storage_class};
+    const std::vector<Endpoint> endpoints(staged.instructions.size(), here);
+    TENACT_ASSIGN_OR_RETURN(regions, plan_elementwise_regions(staged, endpoints,
+                                                              [](const Endpoint&) { return true; }));
+  }
+  return run_exec_program_on_cpu(program, staged, regions, inputs, engine, stats);
 }
 
 }  // namespace tenact::cpu

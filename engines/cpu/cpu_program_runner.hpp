@@ -1,12 +1,13 @@
-// Runs a whole semantic program on the CPU engine, op by op in program
-// order, on the calling thread (kernels split large work over the engine's
-// pool). The reference executor: `tenact run` uses it until the actor
-// runtime takes over, and tests compare other engines against it.
+// Runs a whole semantic program on the CPU engine, step by step on the
+// calling thread (kernels split large work over the engine's pool). The
+// reference executor: `tenact run` uses it until the actor runtime takes
+// over, and tests compare other engines against it.
 //
-// Runs of consecutive elementwise ops over one shape are executed as fused
-// regions (one tiled pass, no full-size intermediates) when
-// `fuse_elementwise` is set; results are bit-identical either way.
-// Intermediate tensors are released right after their last use.
+// The elementwise regions planned by planning/elementwise_regions.hpp run
+// as fused regions (one tiled pass, no full-size intermediates); every
+// other instruction runs alone. Results are bit-identical either way.
+// Steps run in planning's sequential order (sequential_steps), and every
+// tensor is released right after the last step that reads it.
 //
 // Thread-safety: safe to call from many threads at once with one engine.
 // Never call it on a CAF scheduler thread (it blocks while kernels run).
@@ -18,6 +19,8 @@
 #include "core/program.hpp"
 #include "core/tensor.hpp"
 #include "engines/cpu/cpu_engine.hpp"
+#include "planning/elementwise_regions.hpp"
+#include "planning/exec_program.hpp"
 
 namespace tenact::cpu {
 
@@ -26,17 +29,30 @@ struct CpuRunOptions {
 };
 
 struct CpuRunStats {
-  uint64_t kernels_run = 0;   // single-op kernel calls
+  uint64_t kernels_run = 0;   // single-instruction kernel calls (constants included)
   uint64_t regions_run = 0;   // fused regions executed
-  uint64_t ops_fused = 0;     // ops executed inside fused regions
+  uint64_t ops_fused = 0;     // compute ops executed inside fused regions
 };
 
-/// Checks the inputs against the program (planning/signature.hpp), then
-/// runs it. Returns the outputs in program order. Errors name the op
-/// ("op #3 (add -> 'z')") for failures while running.
+/// Checks the inputs against the program (planning/signature.hpp), stages
+/// it, plans its elementwise regions (every instruction at the engine's
+/// default endpoint, "cpu/host"; none when `fuse_elementwise` is off or
+/// the engine cannot fuse) and runs it with run_exec_program_on_cpu.
+/// Returns the outputs in program order. Errors name the op
+/// ("op #3 (add -> 'z')") or the region ("region 0: #2 multiply, ...")
+/// that failed.
 Result<std::vector<HostTensor>> run_program_on_cpu(const SemanticProgram& program,
                                                    std::span<const HostTensor> inputs,
                                                    CpuEngine& engine, const CpuRunOptions& options = {},
                                                    CpuRunStats* stats = nullptr);
+
+/// Runs `staged` (stage(program)) with `regions` (planned for `staged`, on
+/// any endpoints: the CPU runs them all) after checking the inputs against
+/// `program`. `stats` may be null.
+Result<std::vector<HostTensor>> run_exec_program_on_cpu(const SemanticProgram& program,
+                                                        const ExecProgram& staged,
+                                                        std::span<const ElementwiseRegion> regions,
+                                                        std::span<const HostTensor> inputs,
+                                                        CpuEngine& engine, CpuRunStats* stats = nullptr);
 
 }  // namespace tenact::cpu

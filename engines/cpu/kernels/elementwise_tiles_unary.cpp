@@ -8,6 +8,7 @@
 #include "engines/cpu/kernels/elementwise_functions.hpp"
 #include "engines/cpu/kernels/elementwise_kernels.hpp"
 #include "engines/cpu/kernels/elementwise_tile_loops.hpp"
+#include "engines/cpu/kernels/elementwise_tiles_vmath.hpp"
 
 namespace tenact::cpu::ew {
 
@@ -25,6 +26,10 @@ TileFn unary_for(DType t) {
 }  // namespace
 
 TileFn unary_tile_for(OpKind kind, DType t) {
+  // f32 exp/log/tanh/logistic: the widest copy this CPU runs (same bits as
+  // unary_tile<Op, float>, see elementwise_tiles_vmath.hpp).
+  if (t == DType::F32)
+    if (TileFn wide = vmath_f32_tile(kind, best_vmath_isa())) return wide;
   switch (kind) {
     case OpKind::Negate: return unary_for<Negate>(t);
     case OpKind::Abs: return unary_for<Abs>(t);

@@ -2,7 +2,10 @@
 // (SSE2 baseline, no -ffast-math): every special case is a select, integer
 // work is 32-bit lanes, and no libm call is left in the loop body. g++ 12
 // keeps std::exp/std::tanh scalar without -ffast-math; these are what the
-// elementwise tile loops call on f32 (and, through f32, on f16/bf16).
+// elementwise tile loops call on f32 (and, through f32, on f16/bf16). The
+// f32 loops are also compiled for AVX2 and AVX-512F and picked at run time
+// (elementwise_tiles_vmath.hpp); a change here must keep to operations that
+// round the same at every vector width (no libm call, no FMA).
 //
 // Contract: pure functions, NaN in gives NaN out (the input NaN itself),
 // no FMA contraction is assumed (ISO mode, -ffp-contract=off): the same

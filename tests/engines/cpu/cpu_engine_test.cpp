@@ -24,9 +24,17 @@ OpPrepareRequest add_request(const std::string& engine = "cpu", const std::strin
   r.attrs = NoAttrs{};
   r.operands = {ValueType{DType::F32, exact_shape({3})}, ValueType{DType::F32, exact_shape({3})}};
   r.results = {ValueType{DType::F32, exact_shape({3})}};
-  r.binding = OpBinding{Endpoint{engine, storage}};
+  r.binding.endpoint = Endpoint{engine, storage};
+  r.binding.runtime_id = 7;
+  r.binding.epoch = 3;
+  r.binding.engine = EngineIdentity{engine, "x86_64-host", 1, 42};
   r.specialization.inputs = {InputRequirement{true, true, {0}, PlacementSpecialization::None,
                                               LayoutSpecialization::None, std::nullopt}};
+  InputProjection x;
+  x.dtype = DType::F32;
+  x.rank = 1;
+  x.concrete_dims = {ConcreteDim{0, 3}};
+  r.projection.inputs = {x};
   return r;
 }
 
@@ -57,6 +65,7 @@ TEST_CASE("prepare echoes exactly the binding and specialization asked for", "[c
   REQUIRE(prepared);
   CHECK((*prepared)->binding == req.binding);
   CHECK((*prepared)->specialization == req.specialization);
+  CHECK((*prepared)->projection == req.projection);
   CHECK((*prepared)->kind == OpKind::Add);
 }
 

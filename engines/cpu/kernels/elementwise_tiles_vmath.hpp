@@ -1,0 +1,42 @@
+// The f32 tile loops of exp, log, tanh and logistic (vector_math.hpp),
+// compiled once per x86 vector width and picked at run time: the baseline
+// build is SSE2 (4 lanes), and these loops are compute-bound (tanh: ~2.5 ns
+// per element on SSE2, ~4x less with 16 lanes), so they are the ones worth
+// a wider copy.
+//
+// Contract: every variant computes exactly the bits of the baseline loop
+// (and of a scalar call of the vmath function). The functions use only
+// IEEE-rounded add, sub, mul, div, 32-bit integer ops and bitwise selects,
+// which give the same result at any vector width; the translation unit is
+// compiled with fp-contract=off, because AVX-512F brings FMA instructions
+// and g++ contracts a*b+c into them by default in C++ (even with
+// -std=c++20). Tests compare every variant the CPU runs against the
+// baseline, bit for bit.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "core/op_kind.hpp"
+#include "engines/cpu/kernels/elementwise_kernels.hpp"
+
+namespace tenact::cpu::ew {
+
+/// The instruction sets the loops are compiled for, narrowest first.
+enum class VmathIsa : uint8_t { Baseline, Avx2, Avx512 };
+
+std::string_view to_string(VmathIsa isa);
+
+/// True when this CPU and OS run code compiled for `isa` (Baseline: always;
+/// false for the x86 variants on other architectures).
+bool cpu_runs(VmathIsa isa);
+
+/// The widest isa cpu_runs, decided once per process.
+VmathIsa best_vmath_isa();
+
+/// The f32 tile loop of `kind` (Exponential, Log, Tanh or Logistic)
+/// compiled for `isa`; nullptr for any other op. Calling a variant the CPU
+/// does not run (cpu_runs false) is undefined behaviour.
+TileFn vmath_f32_tile(OpKind kind, VmathIsa isa);
+
+}  // namespace tenact::cpu::ew

@@ -1,0 +1,395 @@
+#include "planning/preparation_context.hpp"
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <utility>
+
+namespace tenact {
+
+namespace {
+
+using Candidates = std::vector<const EngineEntry*>;
+/// Per op, the dispatches that could serve it.
+using OpCandidates = std::vector<std::vector<OpDispatch>>;
+
+bool is_route_error(const Error& e) {
+  return e.code() == ErrorCode::NoInputIngress || e.code() == ErrorCode::MissingTransferProvider;
+}
+
+const ExtensionAttrs* extension_of(const Op& op) {
+  return op.kind == OpKind::Extension ? std::get_if<ExtensionAttrs>(&op.attrs) : nullptr;
+}
+
+bool serves_op(const EngineEntry& engine, const Op& op) {
+  if (const ExtensionAttrs* ext = extension_of(op))
+    return engine.extension_slot(ext->family) != nullptr;
+  return engine.capabilities.serves(family_of(op.kind));
+}
+
+std::string join_ids(const std::vector<std::string>& ids) {
+  std::string out;
+  for (size_t i = 0; i < ids.size(); ++i) out += (i ? ", " : "") + ids[i];
+  return out;
+}
+
+class ContextResolver {
+ public:
+  ContextResolver(const RuntimeConfigPtr& config, std::shared_ptr<const SemanticProgram> program,
+                  std::span<const InputDescriptor> inputs, const PrepareOptions& options,
+                  uint64_t budget)
+      : config_(config), program_(std::move(program)), inputs_(inputs), options_(options),
+        budget_(budget) {}
+
+  Result<PreparationContext> resolve() {
+    if (!config_ || !program_) return Error{ErrorCode::Internal, "preparation without a configuration or program"};
+    if (inputs_.size() != program_->inputs().size())
+      return Error{ErrorCode::InputMismatch, "program '" + program_->name() + "' takes " +
+                                                 std::to_string(program_->inputs().size()) +
+                                                 " inputs, " + std::to_string(inputs_.size()) + " given"};
+    TENACT_TRY(select_candidates());
+    auto staged = stage(*program_);
+    if (!staged.ok()) return staged.error();
+    staging_ = std::make_shared<const ExecProgram>(std::move(*staged));
+
+    for (const std::string& storage : storage_classes()) {
+      TENACT_ASSIGN_OR_RETURN(auto found, search_storage_class(storage));
+      if (found) return std::move(*found);
+    }
+    if (!options_.placement.storage_class) {
+      TENACT_ASSIGN_OR_RETURN(auto per_op, op_candidates(std::nullopt));
+      if (per_op && !per_op->empty()) {
+        TENACT_ASSIGN_OR_RETURN(auto found, search(*per_op));
+        if (found) return std::move(*found);
+      }
+    }
+    if (last_route_error_) return *last_route_error_;
+    if (missing_family_)
+      return Error{ErrorCode::MissingExtension,
+                   "no registered engine has a slot for extension family '" + *missing_family_ +
+                       "' (needed by program '" + program_->name() + "')"};
+    return no_eligible_engine();
+  }
+
+ private:
+  Error no_eligible_engine() const {
+    return Error{ErrorCode::NoEligibleEngine,
+                 "no engine allowed by the placement constraint (" +
+                     options_.placement.to_string() + ") can run every op of program '" +
+                     program_->name() + "'"};
+  }
+
+  Status select_candidates() {
+    Candidates all;
+    if (options_.placement.engines.empty()) {
+      for (const EngineEntry& e : config_->engines()) all.push_back(&e);
+    } else {
+      // Preference order, whatever order the constraint lists them in.
+      for (const EngineEntry& e : config_->engines())
+        if (std::find(options_.placement.engines.begin(), options_.placement.engines.end(),
+                      e.id()) != options_.placement.engines.end())
+          all.push_back(&e);
+    }
+    for (const EngineEntry* e : all)
+      if (e->capabilities.executable) candidates_.push_back(e);
+    if (!candidates_.empty()) return ok_status();
+    for (const EngineEntry* e : all) {
+      for (size_t i = 0; i < program_->ops().size(); ++i)
+        if (serves_op(*e, program_->ops()[i]))
+          return Error{ErrorCode::NoExecutableEngine,
+                       "engine '" + e->id() + "' could serve " + program_->describe_op(i) +
+                           " but is preparation-only (not executable), and no executable engine "
+                           "is allowed (" +
+                           options_.placement.to_string() + ")"};
+    }
+    return no_eligible_engine();
+  }
+
+  std::vector<std::string> storage_classes() const {
+    std::vector<std::string> out;
+    auto add = [&out](const std::string& s) {
+      if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+    };
+    if (options_.placement.storage_class) {
+      for (const EngineEntry* e : candidates_)
+        for (const std::string& s : e->capabilities.storage_classes)
+          if (s == *options_.placement.storage_class) add(s);
+      return out;
+    }
+    for (const EngineEntry* e : candidates_) add(e->capabilities.default_storage_class);
+    for (const EngineEntry* e : candidates_)
+      for (const std::string& s : e->capabilities.storage_classes) add(s);
+    return out;
+  }
+
+  Result<std::optional<PreparationContext>> search_storage_class(const std::string& storage) {
+    TENACT_ASSIGN_OR_RETURN(auto per_op, op_candidates(storage));
+    if (!per_op) return std::optional<PreparationContext>{};
+    if (per_op->empty()) {
+      // No ops: the root sits on the first candidate with this class.
+      for (const EngineEntry* e : candidates_) {
+        const auto& classes = e->capabilities.storage_classes;
+        if (std::find(classes.begin(), classes.end(), storage) == classes.end()) continue;
+        auto built = build({}, Endpoint{e->id(), storage});
+        if (built.ok()) return std::optional<PreparationContext>{std::move(*built)};
+        if (!is_route_error(built.error())) return built.error();
+        last_route_error_ = built.error();
+        return std::optional<PreparationContext>{};
+      }
+      return std::optional<PreparationContext>{};
+    }
+    return search(*per_op);
+  }
+
+  // The dispatches of every op in `storage` (nullopt: in any class of any
+  // candidate, default classes first). nullopt result: some op has none.
+  Result<std::optional<OpCandidates>> op_candidates(const std::optional<std::string>& storage) {
+    OpCandidates per_op;
+    for (const Op& op : program_->ops()) {
+      std::vector<OpDispatch> list;
+      auto consider = [&](const EngineEntry& e, const std::string& cls) {
+        if (!serves_op(e, op)) {
+          if (const ExtensionAttrs* ext = extension_of(op))
+            if (!config_->has_extension_family(ext->family) && !missing_family_)
+              missing_family_ = ext->family;
+          return;
+        }
+        OpDispatch d{binding_for(*config_, e, cls), std::nullopt};
+        if (const ExtensionAttrs* ext = extension_of(op))
+          d.extension = ExtensionPlanningIdentity::of(e, *e.extension_slot(ext->family));
+        list.push_back(std::move(d));
+      };
+      if (storage) {
+        for (const EngineEntry* e : candidates_) {
+          const auto& classes = e->capabilities.storage_classes;
+          if (std::find(classes.begin(), classes.end(), *storage) != classes.end()) consider(*e, *storage);
+        }
+      } else {
+        for (const EngineEntry* e : candidates_) consider(*e, e->capabilities.default_storage_class);
+        for (const EngineEntry* e : candidates_)
+          for (const std::string& cls : e->capabilities.storage_classes)
+            if (cls != e->capabilities.default_storage_class) consider(*e, cls);
+      }
+      if (list.empty()) return std::optional<OpCandidates>{};
+      per_op.push_back(std::move(list));
+    }
+    return std::optional<OpCandidates>{std::move(per_op)};
+  }
+
+  // One attempt; nullopt: already tried. Route errors are remembered.
+  Result<std::optional<PreparationContext>> attempt(const OpCandidates& per_op,
+                                                    const std::vector<size_t>& pick,
+                                                    std::set<std::vector<size_t>>& tried,
+                                                    uint64_t& used) {
+    if (!tried.insert(pick).second) return std::optional<PreparationContext>{};
+    if (used >= budget_)
+      return Error{ErrorCode::DispatchSearchBudgetExceeded,
+                   "dispatch search for program '" + program_->name() + "' gave up after " +
+                       std::to_string(used) + " attempts (limit " + std::to_string(budget_) +
+                       ") without a selection whose inputs and values reach every op" +
+                       (last_route_error_ ? "; last failure: " + last_route_error_->message()
+                                          : std::string{})};
+    ++used;
+    ++attempts_;
+    std::vector<OpDispatch> selection;
+    selection.reserve(pick.size());
+    for (size_t op = 0; op < pick.size(); ++op) selection.push_back(per_op[op][pick[op]]);
+    auto built = build(std::move(selection), std::nullopt);
+    if (built.ok()) return std::optional<PreparationContext>{std::move(*built)};
+    if (!is_route_error(built.error())) return built.error();
+    last_route_error_ = built.error();
+    return std::optional<PreparationContext>{};
+  }
+
+  Result<std::optional<PreparationContext>> search(const OpCandidates& per_op) {
+    std::set<std::vector<size_t>> tried;  // selections as candidate indices
+    uint64_t used = 0;
+    // Preferred engines first: every op on that engine where it can be.
+    for (const EngineEntry* preferred : candidates_) {
+      std::vector<size_t> pick(per_op.size(), 0);
+      for (size_t op = 0; op < per_op.size(); ++op)
+        for (size_t k = 0; k < per_op[op].size(); ++k)
+          if (per_op[op][k].binding.endpoint.engine == preferred->id()) {
+            pick[op] = k;
+            break;
+          }
+      TENACT_ASSIGN_OR_RETURN(auto found, attempt(per_op, pick, tried, used));
+      if (found) return found;
+    }
+    // Then the Cartesian product, last op fastest.
+    std::vector<size_t> pick(per_op.size(), 0);
+    while (true) {
+      TENACT_ASSIGN_OR_RETURN(auto found, attempt(per_op, pick, tried, used));
+      if (found) return found;
+      size_t op = per_op.size();
+      while (op > 0) {
+        --op;
+        if (++pick[op] < per_op[op].size()) break;
+        pick[op] = 0;
+        if (op == 0) return std::optional<PreparationContext>{};
+      }
+      if (per_op.empty()) return std::optional<PreparationContext>{};
+    }
+  }
+
+  const EngineEntry* candidate(const std::string& id) const {
+    for (const EngineEntry* e : candidates_)
+      if (e->id() == id) return e;
+    return nullptr;
+  }
+
+  // Where each input enters: the first (candidate engine, storage class)
+  // that accepts it and from which it reaches all its consumers.
+  Result<std::vector<Endpoint>> resolve_inputs(const std::vector<Endpoint>& op_endpoints) const {
+    std::vector<std::vector<Endpoint>> consumers(inputs_.size());
+    for (const ExecInstruction& ins : staging_->instructions)
+      for (SlotId s : ins.inputs)
+        for (size_t i = 0; i < staging_->input_slots.size(); ++i)
+          if (staging_->input_slots[i] == s) consumers[i].push_back(op_endpoints[ins.semantic_op]);
+    std::vector<Endpoint> out;
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      std::optional<Endpoint> chosen;
+      for (const EngineEntry* e : candidates_) {
+        for (const std::string& cls : e->capabilities.storage_classes) {
+          if (!accepts_input(*e, cls, inputs_[i])) continue;
+          Endpoint source{e->id(), cls};
+          if (reaches_all(source, consumers[i])) {
+            chosen = source;
+            break;
+          }
+        }
+        if (chosen) break;
+      }
+      if (!chosen) {
+        const Endpoint& at = inputs_[i].placement;
+        return Error{ErrorCode::NoInputIngress,
+                     "input " + std::to_string(i) + " ('" +
+                         program_->value(program_->inputs()[i]).name + "'), placed at " +
+                         (at.engine.empty() ? std::string{"no particular endpoint"} : at.to_string()) +
+                         ", has no ingress: no allowed engine accepts it where every op reading "
+                         "it can be reached along registered routes"};
+      }
+      out.push_back(std::move(*chosen));
+    }
+    return out;
+  }
+
+  bool reaches_all(const Endpoint& source, const std::vector<Endpoint>& consumers) const {
+    std::vector<Endpoint> available{source};
+    for (const Endpoint& dest : consumers) {
+      if (std::find(available.begin(), available.end(), dest) != available.end()) continue;
+      bool reached = false;
+      for (const Endpoint& from : available)
+        if (config_->has_route(from, dest)) reached = true;
+      if (!reached) return false;
+      available.push_back(dest);
+    }
+    return true;
+  }
+
+  Result<PreparationContext> build(std::vector<OpDispatch> selection, std::optional<Endpoint> empty_root) {
+    PreparationContext ctx;
+    ctx.config = config_;
+    ctx.program = program_;
+    ctx.staging = staging_;
+    ctx.root_placement = selection.empty() ? *empty_root : selection.front().binding.endpoint;
+    std::vector<Endpoint> op_endpoints;
+    for (const OpDispatch& d : selection) op_endpoints.push_back(d.binding.endpoint);
+    TENACT_ASSIGN_OR_RETURN(ctx.input_endpoints, resolve_inputs(op_endpoints));
+    std::vector<Endpoint> instruction_endpoints;
+    for (const ExecInstruction& ins : staging_->instructions)
+      instruction_endpoints.push_back(op_endpoints[ins.semantic_op]);
+    TENACT_ASSIGN_OR_RETURN(auto schedule, build_schedule(*staging_, ctx.root_placement,
+                                                          ctx.input_endpoints,
+                                                          instruction_endpoints, *config_));
+    ctx.schedule = std::make_shared<const ScheduledGraph>(std::move(schedule));
+    ctx.dispatch = std::move(selection);
+    ctx.root_identity = std::make_shared<const RootIdentity>(root_identity(ctx));
+    ctx.search_attempts = attempts_;
+    return ctx;
+  }
+
+  RootIdentity root_identity(const PreparationContext& ctx) const {
+    RootIdentity root;
+    root.program = program_;
+    root.runtime_id = config_->runtime_id();
+    root.epoch = config_->epoch();
+    root.root_placement = ctx.root_placement;
+    std::set<std::string> ids{ctx.root_placement.engine};
+    for (const OpDispatch& d : ctx.dispatch) {
+      ids.insert(d.binding.endpoint.engine);
+      root.op_bindings.push_back(d.binding.endpoint);
+      if (d.extension) root.extension_planning.push_back(*d.extension);
+    }
+    for (const Endpoint& e : ctx.input_endpoints) ids.insert(e.engine);
+    for (const std::string& id : ids)
+      if (const EngineEntry* e = config_->find_engine(id)) root.engines.push_back(e->identity);
+    root.compiler_options = "";
+    if (const EngineEntry* primary = config_->find_engine(ctx.root_placement.engine))
+      root.planning = planning_key(*primary, config_->policy());
+    root.prepare_options = options_.canonical_text();
+    root.input_endpoints = ctx.input_endpoints;
+    return root;
+  }
+
+  const RuntimeConfigPtr& config_;
+  std::shared_ptr<const SemanticProgram> program_;
+  std::span<const InputDescriptor> inputs_;
+  const PrepareOptions& options_;
+  uint64_t budget_;
+  Candidates candidates_;
+  std::shared_ptr<const ExecProgram> staging_;
+  std::optional<std::string> missing_family_;
+  std::optional<Error> last_route_error_;
+  uint64_t attempts_ = 0;
+};
+
+}  // namespace
+
+bool accepts_input(const EngineEntry& engine, const std::string& storage_class,
+                   const InputDescriptor& input) {
+  const auto accepted = engine.input_storage_classes();
+  if (std::find(accepted.begin(), accepted.end(), storage_class) == accepted.end()) return false;
+  if (input.placement.engine.empty()) return true;
+  return input.placement.engine == engine.id() &&
+         (input.placement.storage_class.empty() || input.placement.storage_class == storage_class);
+}
+
+OpBinding binding_for(const RuntimeConfig& config, const EngineEntry& engine,
+                      const std::string& storage_class) {
+  OpBinding b;
+  b.endpoint = Endpoint{engine.id(), storage_class};
+  b.runtime_id = config.runtime_id();
+  b.epoch = config.epoch();
+  b.engine = engine.identity;
+  return b;
+}
+
+Result<PreparationContext> resolve_preparation_context(
+    const RuntimeConfigPtr& config, std::shared_ptr<const SemanticProgram> program,
+    std::span<const InputDescriptor> inputs, const PrepareOptions& options,
+    uint64_t search_budget) {
+  return ContextResolver{config, std::move(program), inputs, options, search_budget}.resolve();
+}
+
+std::string PlacementConstraint::to_string() const {
+  if (is_any()) return "any engine";
+  std::string out = engines.empty() ? std::string{"any engine"} : "engines [" + join_ids(engines) + "]";
+  if (storage_class) out += ", storage class '" + *storage_class + "'";
+  return out;
+}
+
+std::string PrepareOptions::canonical_text() const {
+  if (placement.is_any()) return "";
+  std::vector<std::string> sorted = placement.engines;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  // Length-prefixed, so no id can forge a separator.
+  std::string out = "engines=";
+  for (const std::string& id : sorted) out += std::to_string(id.size()) + ":" + id;
+  if (placement.storage_class)
+    out += ";storage=" + std::to_string(placement.storage_class->size()) + ":" + *placement.storage_class;
+  return out;
+}
+
+}  // namespace tenact

@@ -1,0 +1,97 @@
+// The preparation context (seed 000, resolve_preparation_context): which
+// engine and storage class runs each op, where each input enters, and the
+// scheduled graph with its transfers — everything a prepared program's
+// root depends on, decided before any engine is asked to prepare an op.
+//
+// Order of the search:
+//  1. candidates: the engines the placement constraint allows (all when
+//     it names none), in preference order; then only the executable ones
+//     (none left: NoExecutableEngine naming a preparation-only engine that
+//     could have served an op, else NoEligibleEngine);
+//  2. the program is staged;
+//  3. per candidate storage class (the constraint's, or every candidate's
+//     default class first, then the other classes, in preference order):
+//     per op, the engines with that storage class whose capabilities serve
+//     the op (its family, or a slot for its extension family); an op with
+//     none skips the class; then the dispatch search: one selection per
+//     preferred engine (each op on that engine where it can be, else on
+//     its first candidate), then the Cartesian product of the candidates,
+//     under a budget of attempts (DispatchSearchBudgetExceeded with the
+//     attempts and the limit); a selection is accepted when every input
+//     has ingress into an engine from which it reaches all its consumers
+//     (NoInputIngress) and the scheduled graph can be built along
+//     registered routes (MissingTransferProvider);
+//  4. without a storage-class constraint, the cross-storage fallback: the
+//     same search with every (engine, storage class) pair as candidates;
+//  5. failing all: the last route error (ingress or transfer) seen, else
+//     MissingExtension naming the family no engine has a slot for, else
+//     NoEligibleEngine.
+//
+// Pure: reads the immutable configuration snapshot, calls no engine.
+// Thread-safe. Cost: O(attempts × (instructions × operands + routes)).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/program.hpp"
+#include "engines/engine.hpp"
+#include "planning/exec_program.hpp"
+#include "planning/input_signature.hpp"
+#include "planning/prepare_options.hpp"
+#include "planning/prepared_key.hpp"
+#include "planning/runtime_config.hpp"
+#include "planning/schedule.hpp"
+
+namespace tenact {
+
+/// The seed's hard limit on dispatch selections tried per storage class.
+inline constexpr uint64_t kDispatchSearchBudget = 4096;
+
+/// Where one op runs and, for an extension op, the slot serving it.
+struct OpDispatch {
+  OpBinding binding;
+  std::optional<ExtensionPlanningIdentity> extension;
+};
+
+struct PreparationContext {
+  RuntimeConfigPtr config;
+  std::shared_ptr<const SemanticProgram> program;
+  std::shared_ptr<const ExecProgram> staging;
+  /// One per SemanticProgram op.
+  std::vector<OpDispatch> dispatch;
+  /// The primary placement: the first op's endpoint (an op-less program:
+  /// the first candidate engine with the storage class).
+  Endpoint root_placement;
+  /// One per program input.
+  std::vector<Endpoint> input_endpoints;
+  std::shared_ptr<const ScheduledGraph> schedule;
+  std::shared_ptr<const RootIdentity> root_identity;
+  /// Dispatch selections tried before this one was accepted (all storage
+  /// classes together).
+  uint64_t search_attempts = 0;
+};
+
+/// Resolves the context of preparing `program` for `inputs` under
+/// `options` (see the file comment). `program` must not be null.
+Result<PreparationContext> resolve_preparation_context(
+    const RuntimeConfigPtr& config, std::shared_ptr<const SemanticProgram> program,
+    std::span<const InputDescriptor> inputs, const PrepareOptions& options,
+    uint64_t search_budget = kDispatchSearchBudget);
+
+/// Whether `engine` can take a program input described by `input` in
+/// `storage_class`: the class is one the engine accepts inputs in, and the
+/// input's placement (when it names one) is that engine and class.
+bool accepts_input(const EngineEntry& engine, const std::string& storage_class,
+                   const InputDescriptor& input);
+
+/// The binding of an op placed on `engine` in `storage_class` under
+/// `config`: runtime id, epoch and the engine's registered identity.
+OpBinding binding_for(const RuntimeConfig& config, const EngineEntry& engine,
+                      const std::string& storage_class);
+
+}  // namespace tenact

@@ -1,0 +1,41 @@
+// What a caller asks of one preparation besides the program and its
+// inputs: where the program may run and how the prepare cache treats it.
+//
+// Plain values; thread-safe to read. The placement constraint shapes the
+// plan and is therefore part of the prepared-entry key (canonical_text());
+// cache_in_flight only changes what the cache retains, not the plan.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tenact {
+
+/// Which engines and storage class a program may be placed on.
+struct PlacementConstraint {
+  /// Allowed engine ids; empty: every registered engine. Ids that are not
+  /// registered allow nothing.
+  std::vector<std::string> engines;
+  /// When set, every op runs in this storage class (no cross-storage
+  /// fallback).
+  std::optional<std::string> storage_class;
+
+  bool is_any() const { return engines.empty() && !storage_class; }
+  /// "any engine", "engines [cpu, sim:0], storage class 'device'".
+  std::string to_string() const;
+  friend bool operator==(const PlacementConstraint&, const PlacementConstraint&) = default;
+};
+
+struct PrepareOptions {
+  PlacementConstraint placement;
+  /// When false the prepare cache retains nothing of this request (no
+  /// entry, no in-flight record others could join).
+  bool cache_in_flight = true;
+
+  /// The part of the options that shapes the plan, canonical ("" for the
+  /// defaults): equal texts mean equal plans.
+  std::string canonical_text() const;
+};
+
+}  // namespace tenact

@@ -1,0 +1,141 @@
+// Prepared programs (seed 000's PreparedProgramRoot, PreparedProgram,
+// prepare_entry and prepare_for): a root shared by every specialization of
+// one preparation context (identity, program, staging, schedule,
+// elementwise regions, extension planning), and per specialization the
+// ops prepared by their engines, each validated against what was asked.
+//
+// Producing an entry asks each op's engine to prepare it under the key's
+// requirements and projection. The outcome is Ready, Redirect (an engine
+// needs more specialization: the requester re-keys with the wider
+// requirements and the shared root) or Failed, classified deterministic
+// (Unsupported, DeterminismUnsupported and every provider-contract
+// violation: the same request would fail the same way, so caches keep it)
+// or transient (anything else: the next request tries again).
+//
+// Contract: roots and programs are immutable once made and shared as
+// shared_ptr<const>; safe to read from many threads. The functions are
+// pure apart from calling Engine::prepare (thread-safe by the engine
+// contract); they never block on device work. Cost: one prepare call per
+// op plus O(size of the program) for validation and accounting.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/program.hpp"
+#include "engines/engine.hpp"
+#include "planning/elementwise_regions.hpp"
+#include "planning/input_signature.hpp"
+#include "planning/preparation_context.hpp"
+#include "planning/prepared_key.hpp"
+#include "planning/specialization.hpp"
+
+namespace tenact {
+
+/// Finds the engine object registered under an id (nullptr: none now).
+using EngineLookup = std::function<std::shared_ptr<Engine>(std::string_view engine_id)>;
+
+/// What every specialization of one preparation context shares.
+struct PreparedRoot {
+  std::shared_ptr<const RootIdentity> identity;
+  std::shared_ptr<const SemanticProgram> program;
+  std::shared_ptr<const ExecProgram> staging;
+  std::shared_ptr<const ScheduledGraph> schedule;
+  /// One per SemanticProgram op.
+  std::vector<OpDispatch> dispatch;
+  std::vector<ElementwiseRegion> regions;
+  /// Logical bytes the root keeps alive (identity, program, staging,
+  /// schedule, regions), counted once however many entries share it.
+  uint64_t retained_bytes = 0;
+};
+
+/// Builds the root of `context`: plans its elementwise regions (on engines
+/// whose capabilities say fused_elementwise_regions) and counts its bytes.
+/// Errors: Overflow (accounting), those of plan_elementwise_regions.
+Result<std::shared_ptr<const PreparedRoot>> make_prepared_root(const PreparationContext& context);
+
+/// One specialization of a root: its ops, prepared.
+struct PreparedProgram {
+  std::shared_ptr<const PreparedRoot> root;
+  SpecializationRequirements requirements;
+  SpecializationProjection projection;
+  /// One per SemanticProgram op, prepared by the engine of its dispatch.
+  std::vector<std::shared_ptr<const PreparedOp>> ops;
+  /// Bytes of this entry alone (the root is counted by the root).
+  uint64_t retained_bytes = 0;
+};
+
+struct EntryReady {
+  std::shared_ptr<const PreparedProgram> program;
+};
+struct EntryRedirect {
+  /// The merged, strictly wider requirements to re-key with.
+  SpecializationRequirements requirements;
+  std::shared_ptr<const PreparedRoot> root;
+  /// Who asked and why, for messages.
+  std::string asked_by;
+  std::string reason;
+};
+struct EntryFailed {
+  Error error;
+  bool deterministic = false;
+  /// The root, when it was made before the failure (a cache keeps it with
+  /// a deterministic failure).
+  std::shared_ptr<const PreparedRoot> root;
+};
+using ProducedEntry = std::variant<EntryReady, EntryRedirect, EntryFailed>;
+
+/// True for the codes whose failure the same request would meet again.
+bool is_deterministic_prepare_failure(ErrorCode code) noexcept;
+
+/// Produces the entry of `key` (made from `context`): reuses
+/// `shared_root` when given (a redirect's), else makes the root; asks each
+/// op's engine (found through `engines`) to prepare it; validates every
+/// plan (WrongOperationFamily, BindingMismatch, ProjectionMismatch) and
+/// every redirect (NonWideningSpecialization, ProviderContract for
+/// requirements that do not fit the inputs). `inputs` is the signature
+/// the key's projection was made from. Never throws; every failure is an
+/// EntryFailed naming the op and the engine.
+ProducedEntry produce_prepared_entry(const PreparationContext& context, const PreparedEntryKey& key,
+                                     std::shared_ptr<const PreparedRoot> shared_root,
+                                     std::span<const InputDescriptor> inputs,
+                                     const EngineLookup& engines);
+
+/// Checks a plan against the request it answered. Errors (all deterministic):
+/// WrongOperationFamily when it prepared another op kind or extension
+/// family, BindingMismatch and ProjectionMismatch naming both sides.
+Status validate_prepared_op(const PreparedOp& op, const OpPrepareRequest& request,
+                            std::string_view who);
+
+/// How preparation obtains an entry for a key: directly
+/// (produce_prepared_entry), or through a cache that may answer from a
+/// stored result or from another request's production.
+using EntrySource = std::function<ProducedEntry(const PreparedEntryKey& key,
+                                                const std::shared_ptr<const PreparedRoot>& shared_root)>;
+
+/// What one preparation did, for tools and tests.
+struct PrepareReport {
+  std::shared_ptr<const PreparationContext> context;
+  /// Redirects followed.
+  uint64_t redirects = 0;
+  /// The key of the final entry (set when one was made).
+  std::optional<PreparedEntryKey> key;
+};
+
+/// The whole preparation of seed 000's prepare_for, without a cache when
+/// `source` is empty: checks the signature (arity, dtypes, ranks, guards)
+/// first, resolves the context, then keys and produces entries, following
+/// redirects (SpecializationRetryLimitExceeded past the retry bound,
+/// NonWideningSpecialization for a redirect that adds nothing).
+Result<std::shared_ptr<const PreparedProgram>> prepare_program(
+    const RuntimeConfigPtr& config, std::shared_ptr<const SemanticProgram> program,
+    std::span<const InputDescriptor> inputs, const PrepareOptions& options,
+    const EngineLookup& engines, const EntrySource& source = {}, PrepareReport* report = nullptr);
+
+}  // namespace tenact
