@@ -1,6 +1,8 @@
 #include "engines/engine.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 
 namespace tenact {
 
@@ -28,6 +30,124 @@ std::string OpBinding::to_string() const {
   return endpoint.to_string() + " (" + engine.hardware_class + ", registration " +
          std::to_string(engine.registration) + ", context " + std::to_string(engine.context) +
          ", runtime " + std::to_string(runtime_id) + ", epoch " + std::to_string(epoch) + ")";
+}
+
+Status validate_batch(const BatchWork& work) {
+  auto bad = [](std::string what) { return Error{ErrorCode::Internal, "malformed batch: " + what}; };
+  auto check_ref = [&](const BatchRef& ref, size_t before, const std::string& where) -> Status {
+    if (ref.from == BatchRef::From::Input) {
+      if (ref.index >= work.inputs.size())
+        return bad(where + " reads input " + std::to_string(ref.index) + " of " +
+                   std::to_string(work.inputs.size()));
+      return ok_status();
+    }
+    if (ref.index >= before)
+      return bad(where + " reads op " + std::to_string(ref.index) + ", which does not run before it");
+    const auto& op = work.ops[ref.index].op;
+    if (!op || ref.result >= op->results.size())
+      return bad(where + " reads result " + std::to_string(ref.result) + " of op " + std::to_string(ref.index));
+    return ok_status();
+  };
+  for (size_t i = 0; i < work.ops.size(); ++i) {
+    if (!work.ops[i].op) return bad("op " + std::to_string(i) + " has no plan");
+    for (const BatchRef& ref : work.ops[i].operands)
+      TENACT_TRY(check_ref(ref, i, "op " + std::to_string(i)));
+  }
+  for (const BatchRef& ref : work.outputs) TENACT_TRY(check_ref(ref, work.ops.size(), "an output"));
+  uint64_t end = 0;
+  for (const BatchRegion& r : work.regions) {
+    if (r.first < end || uint64_t{r.first} + r.count > work.ops.size() || r.count == 0)
+      return bad("region of ops [" + std::to_string(r.first) + ", +" + std::to_string(r.count) + ")");
+    end = uint64_t{r.first} + r.count;
+    for (const BatchRef& ref : r.outputs)
+      if (ref.from != BatchRef::From::Op || ref.index < r.first || ref.index >= end)
+        return bad("a region output outside its ops");
+  }
+  return ok_status();
+}
+
+namespace {
+
+// Runs a batch op by op through Engine::launch. Each op is launched when
+// the previous one has completed; a completion that arrives while launch()
+// is still running (an engine that completes synchronously) is picked up by
+// the launching loop instead of recursing, so batch length never grows the
+// stack.
+class BatchChain : public std::enable_shared_from_this<BatchChain> {
+ public:
+  BatchChain(Engine& engine, BatchWork work, LaunchCompletion done)
+      : engine_(engine), work_(std::move(work)), done_(std::move(done)), results_(work_.ops.size()) {}
+
+  void run() {
+    for (;;) {
+      if (next_ == work_.ops.size()) return finish();
+      const BatchOp& op = work_.ops[next_];
+      std::vector<HostTensor> inputs;
+      inputs.reserve(op.operands.size());
+      for (const BatchRef& ref : op.operands) inputs.push_back(value(ref));
+      state_.store(kLaunching);
+      auto self = shared_from_this();
+      engine_.launch(op.op, std::move(inputs), work_.symbols, [self](Result<std::vector<HostTensor>> r) {
+        self->store(std::move(r));
+        if (self->state_.exchange(kCompleted) == kLaunching) return;  // the loop goes on
+        if (self->advance()) self->run();
+      });
+      if (state_.exchange(kReturned) != kCompleted) return;  // the completion goes on
+      if (!advance()) return;
+    }
+  }
+
+ private:
+  static constexpr int kLaunching = 0, kCompleted = 1, kReturned = 2;
+
+  const HostTensor& value(const BatchRef& ref) const {
+    return ref.from == BatchRef::From::Input ? work_.inputs[ref.index] : results_[ref.index][ref.result];
+  }
+  void store(Result<std::vector<HostTensor>> r) {
+    if (!r.ok()) {
+      error_ = r.error().with_context("batch op " + std::to_string(next_) + " (" +
+                                      std::string{to_string(work_.ops[next_].op->kind)} + ")");
+      return;
+    }
+    results_[next_] = std::move(*r);
+  }
+  // False when the batch has failed (and was answered).
+  bool advance() {
+    if (error_) {
+      done_(std::move(*error_));
+      return false;
+    }
+    const auto& op = work_.ops[next_];
+    if (results_[next_].size() != op.op->results.size()) {
+      done_(Error{ErrorCode::ExecutionFailed, "batch op " + std::to_string(next_) + " returned " +
+                                                  std::to_string(results_[next_].size()) + " results, expected " +
+                                                  std::to_string(op.op->results.size())});
+      return false;
+    }
+    ++next_;
+    return true;
+  }
+  void finish() {
+    std::vector<HostTensor> out;
+    out.reserve(work_.outputs.size());
+    for (const BatchRef& ref : work_.outputs) out.push_back(value(ref));
+    done_(std::move(out));
+  }
+
+  Engine& engine_;
+  BatchWork work_;
+  LaunchCompletion done_;
+  std::vector<std::vector<HostTensor>> results_;
+  std::optional<Error> error_;
+  size_t next_ = 0;
+  std::atomic<int> state_{kLaunching};
+};
+
+}  // namespace
+
+void Engine::launch_batch(BatchWork work, LaunchCompletion done) {
+  if (Status valid = validate_batch(work); !valid.ok()) return done(valid.error());
+  std::make_shared<BatchChain>(*this, std::move(work), std::move(done))->run();
 }
 
 }  // namespace tenact

@@ -146,6 +146,52 @@ using PrepareAnswer =
 /// Called exactly once per launch, from an engine thread.
 using LaunchCompletion = std::function<void(Result<std::vector<HostTensor>>)>;
 
+// -- batches ---------------------------------------------------------------------
+
+/// Where a batch op's operand comes from: one of the batch's inputs, or
+/// result `result` of an earlier op of the batch.
+struct BatchRef {
+  enum class From : uint8_t { Input, Op };
+  From from = From::Input;
+  uint32_t index = 0;
+  uint32_t result = 0;
+  static BatchRef input(uint32_t i) { return {From::Input, i, 0}; }
+  static BatchRef op(uint32_t i, uint32_t r = 0) { return {From::Op, i, r}; }
+  friend bool operator==(const BatchRef&, const BatchRef&) = default;
+};
+
+struct BatchOp {
+  std::shared_ptr<const PreparedOp> op;
+  std::vector<BatchRef> operands;
+};
+
+/// Consecutive ops of a batch [first, first + count) that form one planned
+/// elementwise region: an engine with fused_elementwise_regions runs them
+/// as one pass, keeping only `outputs` (refs into the range) materialized.
+struct BatchRegion {
+  uint32_t first = 0;
+  uint32_t count = 0;
+  std::vector<BatchRef> outputs;
+};
+
+/// Several ops sent to one engine at once, run in order (each op's
+/// operands are batch inputs or results of earlier ops): one message and
+/// one completion instead of one per op. Intermediate results the batch
+/// does not output may be freed as soon as their last reader has run.
+struct BatchWork {
+  std::vector<HostTensor> inputs;
+  std::vector<BatchOp> ops;
+  std::vector<BatchRegion> regions;
+  /// The results to return, in this order.
+  std::vector<BatchRef> outputs;
+  SymbolBindings symbols;
+};
+
+/// Checks the refs of `work` (each points at an input or an earlier op's
+/// result that exists; regions lie within the ops, in order, without
+/// overlap). Errors: Internal naming the first bad ref.
+Status validate_batch(const BatchWork& work);
+
 class Engine {
  public:
   virtual ~Engine() = default;
@@ -165,6 +211,13 @@ class Engine {
   /// gives every symbol's concrete value for this run.
   virtual void launch(std::shared_ptr<const PreparedOp> op, std::vector<HostTensor> inputs,
                       SymbolBindings symbols, LaunchCompletion done) = 0;
+
+  /// Runs a batch asynchronously: `done` is called exactly once, from an
+  /// engine thread, with work.outputs' tensors or the first error (its
+  /// message names the failing op; later ops do not run). The default
+  /// chains launch() calls, each next op launched from the previous one's
+  /// completion (no fusion); engines override it to run a batch in one go.
+  virtual void launch_batch(BatchWork work, LaunchCompletion done);
 };
 
 }  // namespace tenact

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "engines/cpu/cpu_batch_runner.hpp"
 #include "engines/cpu/kernels/blas_threads.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
 
@@ -52,6 +53,15 @@ void CpuEngine::launch(std::shared_ptr<const PreparedOp> op, std::vector<HostTen
                done = std::move(done), pool]() mutable {
     KernelCall call{op->kind, op->attrs, inputs, op->results, symbols, pool};
     done(run_kernel(call));
+  });
+}
+
+void CpuEngine::launch_batch(BatchWork work, LaunchCompletion done) {
+  if (Status valid = validate_batch(work); !valid.ok()) return done(valid.error());
+  WorkerPool* pool = pool_.get();
+  FusedCounters* counters = &fused_counters_;
+  pool_->post([work = std::move(work), done = std::move(done), pool, counters]() mutable {
+    done(run_batch_on_cpu(work, *pool, counters));
   });
 }
 

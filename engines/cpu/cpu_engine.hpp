@@ -38,6 +38,8 @@ class CpuEngine final : public Engine {
                               std::vector<int64_t> shape) override;
   void launch(std::shared_ptr<const PreparedOp> op, std::vector<HostTensor> inputs,
               SymbolBindings symbols, LaunchCompletion done) override;
+  /// One pool task runs the whole batch (cpu_batch_runner.hpp).
+  void launch_batch(BatchWork work, LaunchCompletion done) override;
 
   /// The pool kernels split work over (for synchronous callers that run
   /// kernels on their own thread, e.g. run_program_on_cpu).

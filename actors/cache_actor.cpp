@@ -1,0 +1,104 @@
+// The prepare-cache actor: requests for one key meet here and are produced
+// once. Handlers only route; the decisions are PrepareCacheStore's
+// (actors/cache/prepare_cache_store.hpp) and planning's
+// (produce_prepared_entry, follow_redirect). Production runs on the
+// runtime's planning threads, never on this actor's thread.
+#include <unordered_map>
+
+#include "actors/runtime_impl.hpp"
+
+namespace tenact {
+
+struct CacheActorState {
+  explicit CacheActorState() = default;
+  std::unique_ptr<PrepareCacheStore> store;
+  std::unordered_map<WaiterId, PrepareJobPtr> waiters;
+  WaiterId next_waiter = 0;
+  uint64_t dropped_seen = 0;  // evictions the memo was cleared for
+};
+
+namespace {
+
+using Self = caf::stateful_actor<CacheActorState>;
+
+void handle_job(Self* self, Runtime::Impl* rt, PrepareJobPtr job);
+
+// Entries left the store: the facade's memo must not serve them any more.
+void sync_memo(Self* self, Runtime::Impl* rt) {
+  const uint64_t evictions = self->state.store->stats().evictions;
+  if (evictions != self->state.dropped_seen) {
+    self->state.dropped_seen = evictions;
+    rt->memo.clear();
+  }
+}
+
+void answer(Self* self, Runtime::Impl* rt, const PrepareJobPtr& job, const ProducedEntry& outcome) {
+  if (auto* ready = std::get_if<EntryReady>(&outcome)) return job->done(ready->program);
+  if (auto* failed = std::get_if<EntryFailed>(&outcome)) return job->done(failed->error);
+  const auto& redirect = std::get<EntryRedirect>(outcome);
+  auto next = follow_redirect(*job->context->program, job->inputs, job->state,
+                              NeedsSpecialization{redirect.requirements, redirect.reason},
+                              redirect.asked_by);
+  if (!next.ok()) return job->done(next.error());
+  job->state = std::move(*next);
+  job->shared_root = redirect.root;
+  handle_job(self, rt, job);
+}
+
+void handle_job(Self* self, Runtime::Impl* rt, PrepareJobPtr job) {
+  auto key = PreparedEntryKey::make(job->context->root_identity, job->state.requirements,
+                                    job->state.projection,
+                                    job->shared_root ? RootAccounting::CountedBySharedRoot
+                                                     : RootAccounting::CountedByKey);
+  if (!key.ok()) return job->done(key.error());
+  const WaiterId waiter = ++self->state.next_waiter;
+  CacheLookup found = self->state.store->lookup(*key, waiter, job->cache_in_flight);
+  if (auto* hit = std::get_if<CacheHit>(&found)) return answer(self, rt, job, hit->outcome);
+  if (std::holds_alternative<CacheJoined>(found)) {
+    self->state.waiters.emplace(waiter, std::move(job));
+    return;
+  }
+  const bool registered = std::get<CacheProduce>(found).registered;
+  if (registered) self->state.waiters.emplace(waiter, job);
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  rt->planning_pool->post([me, job, key = std::move(*key), registered]() mutable {
+    ProducedEntry outcome = produce_prepared_entry(*job->context, key, job->shared_root, job->inputs, job->engines);
+    auto production = std::make_shared<Production>(Production{std::move(key), std::move(outcome), registered, job});
+    caf::anon_send(me, msg::produced_atom::value, std::move(production));
+  });
+}
+
+void handle_production(Self* self, Runtime::Impl* rt, const ProductionPtr& p) {
+  Completion completion = self->state.store->complete(p->key, p->outcome, p->registered);
+  if (!p->registered) answer(self, rt, p->job, p->outcome);
+  for (WaiterId w : completion.waiters) {
+    auto it = self->state.waiters.find(w);
+    if (it == self->state.waiters.end()) continue;
+    PrepareJobPtr job = std::move(it->second);
+    self->state.waiters.erase(it);
+    answer(self, rt, job, p->outcome);
+  }
+  sync_memo(self, rt);
+}
+
+caf::behavior prepare_cache_actor(Self* self, Runtime::Impl* rt) {
+  self->state.store = std::make_unique<PrepareCacheStore>(rt->options.cache_byte_budget);
+  return {
+      [=](msg::prepare_atom, PrepareJobPtr job) { handle_job(self, rt, std::move(job)); },
+      [=](msg::produced_atom, ProductionPtr p) { handle_production(self, rt, p); },
+      [=](msg::stats_atom) { return std::make_shared<CacheStats>(self->state.store->stats()); },
+      [=](msg::clear_atom) {
+        self->state.store->clear();
+        rt->memo.clear();
+      },
+      [=](msg::epoch_atom, uint64_t epoch) { self->state.store->retire_epochs_before(epoch); },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_prepare_cache(caf::actor_system& system, Runtime::Impl* rt) {
+  return system.spawn(prepare_cache_actor, rt);
+}
+
+}  // namespace tenact

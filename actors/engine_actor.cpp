@@ -1,0 +1,25 @@
+// The engine actor: wraps any Engine. A batch message is handed to the
+// engine's own threads (Engine::launch_batch returns at once; no kernel
+// runs on a CAF scheduler thread); the engine's completion replies to the
+// requesting pipeline directly from the engine thread (one hop, no round
+// trip through this actor). Pipelines monitor the engine actor: when it
+// dies, the runs using it fail at once with EngineDown.
+#include "actors/runtime_impl.hpp"
+
+namespace tenact {
+
+caf::behavior engine_actor(caf::event_based_actor* self, std::shared_ptr<Engine> engine, Runtime::Impl* rt) {
+  (void)self;
+  return {
+      [=](msg::launch_atom, BatchJobPtr job) {
+        rt->work_started();
+        auto reply = std::move(job->reply);
+        engine->launch_batch(std::move(job->work), [reply = std::move(reply), rt](Result<std::vector<HostTensor>> r) {
+          reply(std::move(r));
+          rt->work_finished();
+        });
+      },
+  };
+}
+
+}  // namespace tenact

@@ -1,0 +1,194 @@
+// The pipeline actor: one per execution. It owns the run's PipelineRun
+// (actors/pipeline/pipeline_run.hpp), sends each ready batch to the engine
+// actor of its location (transfers to the transfer actor), and answers the
+// requester once: with the outputs, the first error (naming the unit, op
+// and engine), EngineDown when an engine actor it uses dies, or Timeout at
+// the run's deadline. It quits right after answering.
+#include <unordered_map>
+
+#include "actors/runtime_impl.hpp"
+#include "actors/pipeline/pipeline_run.hpp"
+
+namespace tenact {
+
+struct PipelineInit {
+  uint64_t run_id = 0;
+  std::optional<PipelineRun> run;
+  SymbolBindings symbols;
+  std::vector<caf::actor> location_actors;  // per LocationId
+  ExecuteCallback done;
+  ExecutionStats* stats = nullptr;
+};
+
+struct PipelineActorState {
+  std::shared_ptr<PipelineInit> init;
+  std::unordered_map<uint64_t, std::vector<uint32_t>> batches;
+  uint64_t next_batch = 0;
+  bool answered = false;
+};
+
+namespace {
+
+using Self = caf::stateful_actor<PipelineActorState>;
+
+void finish(Self* self, Runtime::Impl* rt, Result<std::vector<HostTensor>> result) {
+  auto& st = self->state;
+  if (st.answered) return;
+  st.answered = true;
+  auto done = std::move(st.init->done);
+  const uint64_t run_id = st.init->run_id;
+  st.init.reset();  // releases every tensor the run holds
+  st.batches.clear();
+  done(std::move(result));
+  rt->forget_pipeline(run_id);
+  self->quit();
+}
+
+// The ops of a batch of compute units at one location, with operands
+// resolved to batch inputs or earlier batch results (slots are SSA: one
+// producer each).
+BatchWork build_work(const PipelineRun& run, const std::vector<uint32_t>& units) {
+  BatchWork work;
+  const ExecProgram& staging = run.plan().staging();
+  work.inputs = run.batch_inputs(units);
+  std::unordered_map<SlotId, BatchRef> refs;
+  const auto input_copies = run.batch_input_copies(units);
+  for (size_t k = 0; k < input_copies.size(); ++k)
+    refs.emplace(input_copies[k].slot, BatchRef::input(static_cast<uint32_t>(k)));
+  auto add_op = [&](uint32_t instruction, const std::shared_ptr<const PreparedOp>& op) {
+    const ExecInstruction& ins = staging.instructions[instruction];
+    BatchOp batch_op{op, {}};
+    batch_op.operands.reserve(ins.inputs.size());
+    for (SlotId s : ins.inputs) batch_op.operands.push_back(refs.at(s));
+    const auto index = static_cast<uint32_t>(work.ops.size());
+    for (size_t r = 0; r < ins.outputs.size(); ++r)
+      refs.insert_or_assign(ins.outputs[r], BatchRef::op(index, static_cast<uint32_t>(r)));
+    work.ops.push_back(std::move(batch_op));
+  };
+  for (uint32_t u : units) {
+    const PipelineUnit& unit = run.unit(u);
+    const auto first = static_cast<uint32_t>(work.ops.size());
+    for (size_t k = 0; k < unit.instructions.size(); ++k) add_op(unit.instructions[k], unit.ops[k]);
+    if (unit.kind == PipelineUnitKind::Region) {
+      BatchRegion region{first, static_cast<uint32_t>(unit.instructions.size()), {}};
+      for (const SlotCopy& c : unit.outputs) region.outputs.push_back(refs.at(c.slot));
+      work.regions.push_back(std::move(region));
+    }
+  }
+  for (const SlotCopy& c : run.batch_output_copies(units)) work.outputs.push_back(refs.at(c.slot));
+  return work;
+}
+
+void dispatch(Self* self, Runtime::Impl* rt) {
+  auto& st = self->state;
+  PipelineRun& run = *st.init->run;
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  for (PipelineBatch& batch : run.take_ready_batches()) {
+    const uint64_t id = ++st.next_batch;
+    auto job = std::make_shared<BatchJob>();
+    job->batch_id = id;
+    job->reply = [me, id](Result<std::vector<HostTensor>> r) {
+      caf::anon_send(me, msg::batch_done_atom::value,
+                     std::make_shared<BatchResult>(BatchResult{id, std::move(r)}));
+    };
+    const PipelineUnit& first = run.unit(batch.units.front());
+    if (st.init->stats) ++st.init->stats->batches;
+    if (first.kind == PipelineUnitKind::Transfer) {
+      job->work.inputs = run.batch_inputs(batch.units);
+      job->provider = first.provider;
+      job->source = run.plan().endpoint(first.source);
+      job->destination = run.plan().endpoint(first.location);
+      if (st.init->stats) ++st.init->stats->transfers;
+      st.batches.emplace(id, std::move(batch.units));
+      self->send(rt->transfer, msg::launch_atom::value, std::move(job));
+    } else {
+      job->work = build_work(run, batch.units);
+      job->work.symbols = st.init->symbols;
+      const caf::actor& target = st.init->location_actors[batch.location];
+      st.batches.emplace(id, std::move(batch.units));
+      self->send(target, msg::launch_atom::value, std::move(job));
+    }
+  }
+}
+
+void on_batch_done(Self* self, Runtime::Impl* rt, const BatchResultPtr& result) {
+  auto& st = self->state;
+  if (st.answered) return;
+  auto it = st.batches.find(result->batch_id);
+  if (it == st.batches.end()) return;
+  std::vector<uint32_t> units = std::move(it->second);
+  st.batches.erase(it);
+  PipelineRun& run = *st.init->run;
+  if (!result->result.ok()) {
+    run.fail_batch(units, result->result.error());
+  } else {
+    Status stored = run.batch_done(units, std::move(result->result.value()));
+    if (!stored.ok()) run.fail_batch(units, stored.error());
+    else if (st.init->stats) st.init->stats->units += units.size();
+  }
+  if (!run.failed()) dispatch(self, rt);
+  if (run.failed()) return finish(self, rt, *run.error());  // fail fast: in-flight work is left to finish
+  if (run.finished()) finish(self, rt, run.take_outputs());
+}
+
+caf::behavior pipeline_actor(Self* self, Runtime::Impl* rt, std::shared_ptr<PipelineInit> init) {
+  self->state.init = std::move(init);
+  for (size_t loc = 0; loc < self->state.init->location_actors.size(); ++loc)
+    self->monitor(self->state.init->location_actors[loc]);
+  self->set_down_handler([=](caf::down_msg& down) {
+    if (self->state.answered) return;
+    std::string which = "an engine";
+    const auto& actors = self->state.init->location_actors;
+    const auto& plan = self->state.init->run->plan();
+    for (size_t loc = 0; loc < actors.size(); ++loc)
+      if (actors[loc].address() == down.source) which = "engine '" + plan.endpoint(static_cast<LocationId>(loc)).engine + "'";
+    finish(self, rt, Error{ErrorCode::EngineDown, "the engine actor of " + which +
+                                                      " went down during the run (" + caf::to_string(down.reason) + ")"});
+  });
+  self->delayed_send(self, rt->options.run_deadline, msg::deadline_atom::value);
+  return {
+      [=](msg::start_atom) {
+        dispatch(self, rt);
+        auto& run = *self->state.init->run;
+        if (run.finished()) finish(self, rt, run.take_outputs());
+      },
+      [=](msg::batch_done_atom, BatchResultPtr result) { on_batch_done(self, rt, result); },
+      [=](msg::deadline_atom) {
+        finish(self, rt, Error{ErrorCode::Timeout, "the run passed its deadline of " +
+                                                       std::to_string(rt->options.run_deadline.count()) + " ms"});
+      },
+  };
+}
+
+}  // namespace
+
+void spawn_pipeline(Runtime::Impl* rt, std::shared_ptr<const PreparedProgram> program,
+                    std::vector<HostTensor> inputs, SymbolBindings symbols, ExecuteCallback done,
+                    ExecutionStats* stats) {
+  auto run = PipelineRun::start(std::move(program), std::move(inputs));
+  if (!run.ok()) return done(run.error());
+  auto init = std::make_shared<PipelineInit>();
+  const ScheduledGraph& graph = run->plan().schedule();
+  for (const Endpoint& e : graph.locations) {
+    caf::actor a = rt->engine_actor(e.engine);
+    if (!a) return done(Error{ErrorCode::EngineDown, "engine '" + e.engine + "' is not registered any more"});
+    init->location_actors.push_back(std::move(a));
+  }
+  init->run.emplace(std::move(*run));
+  init->symbols = std::move(symbols);
+  init->done = std::move(done);
+  init->stats = stats;
+  std::unique_lock lock(rt->mutex);
+  if (rt->closing) {
+    lock.unlock();
+    return init->done(Error{ErrorCode::Shutdown, "execute after the runtime shut down"});
+  }
+  init->run_id = ++rt->next_run;
+  const uint64_t id = init->run_id;
+  caf::actor pipeline = rt->system->spawn(pipeline_actor, rt, init);
+  rt->pipelines.emplace(id, pipeline);
+  lock.unlock();
+  caf::anon_send(pipeline, msg::start_atom::value);
+}
+
+}  // namespace tenact

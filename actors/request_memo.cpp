@@ -1,0 +1,87 @@
+#include "actors/request_memo.hpp"
+
+#include <algorithm>
+#include <mutex>
+
+namespace tenact {
+
+namespace {
+
+inline void mix(uint64_t& h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+}
+
+void mix_string(uint64_t& h, const std::string& s) { mix(h, std::hash<std::string>{}(s)); }
+
+bool same_program(const SemanticProgram& a, const SemanticProgram& b) {
+  return &a == &b || (a.fingerprint() == b.fingerprint() && a == b);
+}
+
+}  // namespace
+
+RequestMemo::RequestMemo(size_t max_entries) : per_shard_(std::max<size_t>(1, max_entries / kShards)) {}
+
+uint64_t RequestMemo::hash_of(const SemanticProgram& program, std::span<const InputDescriptor> inputs,
+                              const std::string& options, uint64_t epoch) {
+  uint64_t h = program.fingerprint().lo;
+  mix(h, epoch);
+  mix_string(h, options);
+  for (const InputDescriptor& in : inputs) {
+    mix(h, static_cast<uint64_t>(in.dtype));
+    for (int64_t d : in.shape) mix(h, static_cast<uint64_t>(d));
+    mix(h, in.shape.size());
+    for (int64_t s : in.strides) mix(h, static_cast<uint64_t>(s));
+    mix_string(h, in.placement.engine);
+    mix_string(h, in.placement.storage_class);
+    mix(h, in.alignment_log2 ? *in.alignment_log2 + 1u : 0u);
+  }
+  return h;
+}
+
+std::shared_ptr<const PreparedProgram> RequestMemo::find(const SemanticProgram& program,
+                                                         std::span<const InputDescriptor> inputs,
+                                                         const std::string& options,
+                                                         uint64_t epoch) const {
+  const uint64_t h = hash_of(program, inputs, options, epoch);
+  const Shard& shard = shards_[h % kShards];
+  std::shared_lock lock(shard.mutex);
+  auto [begin, end] = shard.entries.equal_range(h);
+  for (auto it = begin; it != end; ++it) {
+    const Entry& e = it->second;
+    if (e.epoch == epoch && e.options == options && std::equal(e.inputs.begin(), e.inputs.end(),
+                                                               inputs.begin(), inputs.end()) &&
+        same_program(*e.program, program)) {
+      hits_.fetch_add(1, std::memory_order_relaxed);
+      return e.prepared;
+    }
+  }
+  return nullptr;
+}
+
+void RequestMemo::insert(std::shared_ptr<const SemanticProgram> program,
+                         std::vector<InputDescriptor> inputs, std::string options, uint64_t epoch,
+                         std::shared_ptr<const PreparedProgram> prepared) {
+  const uint64_t h = hash_of(*program, inputs, options, epoch);
+  Shard& shard = shards_[h % kShards];
+  std::unique_lock lock(shard.mutex);
+  auto [begin, end] = shard.entries.equal_range(h);
+  for (auto it = begin; it != end; ++it) {
+    Entry& e = it->second;
+    if (e.epoch == epoch && e.options == options && e.inputs == inputs && same_program(*e.program, *program)) {
+      e.prepared = std::move(prepared);
+      return;
+    }
+  }
+  if (shard.entries.size() >= per_shard_) shard.entries.clear();
+  shard.entries.emplace(h, Entry{std::move(program), std::move(inputs), std::move(options), epoch,
+                                 std::move(prepared)});
+}
+
+void RequestMemo::clear() {
+  for (Shard& shard : shards_) {
+    std::unique_lock lock(shard.mutex);
+    shard.entries.clear();
+  }
+}
+
+}  // namespace tenact

@@ -1,0 +1,68 @@
+// The facade's fast path to ready programs: a request (program, input
+// descriptors, prepare options, configuration epoch) that was answered
+// Ready before is answered again without resolving its preparation context
+// and without a message to the cache actor.
+//
+// Sound because preparation is deterministic in exactly these inputs: the
+// same program, descriptors and options under the same configuration
+// snapshot resolve to the same prepared-entry key. The memo is only a
+// shortcut to entries the cache holds: the cache actor clears it whenever
+// it drops entries (eviction, clear, a new epoch), so a memo hit never
+// serves what the cache has let go.
+//
+// Thread-safe: find() and insert() from any thread (sharded
+// readers-writer locks); find() costs one hash of the descriptors and a
+// shared lock. Bounded: a shard past its share of `max_entries` is emptied.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <shared_mutex>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/program.hpp"
+#include "planning/input_signature.hpp"
+#include "planning/prepared_program.hpp"
+
+namespace tenact {
+
+class RequestMemo {
+ public:
+  explicit RequestMemo(size_t max_entries = 4096);
+
+  /// The program prepared for this request, or null.
+  std::shared_ptr<const PreparedProgram> find(const SemanticProgram& program,
+                                              std::span<const InputDescriptor> inputs,
+                                              const std::string& options, uint64_t epoch) const;
+  void insert(std::shared_ptr<const SemanticProgram> program, std::vector<InputDescriptor> inputs,
+              std::string options, uint64_t epoch, std::shared_ptr<const PreparedProgram> prepared);
+  void clear();
+  uint64_t hits() const { return hits_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Entry {
+    std::shared_ptr<const SemanticProgram> program;
+    std::vector<InputDescriptor> inputs;
+    std::string options;
+    uint64_t epoch = 0;
+    std::shared_ptr<const PreparedProgram> prepared;
+  };
+  static constexpr size_t kShards = 16;
+  struct Shard {
+    mutable std::shared_mutex mutex;
+    std::unordered_multimap<uint64_t, Entry> entries;
+  };
+  static uint64_t hash_of(const SemanticProgram& program, std::span<const InputDescriptor> inputs,
+                          const std::string& options, uint64_t epoch);
+
+  size_t per_shard_;
+  std::array<Shard, kShards> shards_;
+  mutable std::atomic<uint64_t> hits_{0};
+};
+
+}  // namespace tenact

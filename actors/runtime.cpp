@@ -1,0 +1,261 @@
+// The Runtime facade: configuration changes under one mutex, preparation
+// (memo fast path, else context resolution on the caller's thread and one
+// message to the prepare-cache actor), execution (one pipeline actor per
+// run), and the shutdown sequence.
+#include "actors/runtime.hpp"
+
+#include <thread>
+
+#include "actors/runtime_impl.hpp"
+#include "planning/signature.hpp"
+#include "planning/specialization_projection.hpp"
+
+namespace tenact {
+
+namespace {
+
+std::atomic<uint64_t> g_next_runtime_id{1};
+
+size_t default_threads(size_t asked) {
+  if (asked) return asked;
+  return std::max<size_t>(2, std::thread::hardware_concurrency());
+}
+
+template <class T>
+std::pair<std::function<void(Result<T>)>, std::future<Result<T>>> future_callback() {
+  auto promise = std::make_shared<std::promise<Result<T>>>();
+  auto future = promise->get_future();
+  return {[promise](Result<T> r) { promise->set_value(std::move(r)); }, std::move(future)};
+}
+
+}  // namespace
+
+// -- Impl ---------------------------------------------------------------------------
+
+Runtime::Impl::Impl(RuntimeOptions opts) : options(std::move(opts)) {
+  runtime_id = options.runtime_id ? options.runtime_id : g_next_runtime_id.fetch_add(1);
+  cfg.set("scheduler.max-threads", default_threads(options.scheduler_threads));
+  cfg.set("scheduler.policy", options.sharing_scheduler ? caf::atom("sharing") : caf::atom("stealing"));
+  system = std::make_unique<caf::actor_system>(cfg);
+  planning_pool = std::make_unique<cpu::WorkerPool>(std::max<size_t>(1, options.planning_threads));
+  transfer_pool = std::make_unique<cpu::WorkerPool>(1);
+  config = RuntimeConfig::initial(runtime_id, options.policy);
+  cache = spawn_prepare_cache(*system, this);
+  transfer = system->spawn(transfer_actor, this);
+}
+
+Runtime::Impl::~Impl() {
+  std::map<uint64_t, caf::actor> runs;
+  {
+    std::lock_guard lock(mutex);
+    closing = true;
+    runs = pipelines;
+  }
+  pending.close(Error{ErrorCode::Shutdown, "the runtime shut down while the request was in flight"});
+  planning_pool.reset();  // queued productions finish; their answers find closed requests
+  transfer_pool.reset();
+  {
+    std::unique_lock lock(work_mutex_);
+    work_cv_.wait(lock, [this] { return work_in_flight_ == 0; });
+  }
+  for (auto& [id, run] : runs) caf::anon_send_exit(run, caf::exit_reason::kill);
+  caf::anon_send_exit(cache, caf::exit_reason::kill);
+  caf::anon_send_exit(transfer, caf::exit_reason::kill);
+  {
+    std::lock_guard lock(mutex);
+    for (auto& [id, slot] : engines) caf::anon_send_exit(slot.actor, caf::exit_reason::kill);
+    engines.clear();
+    pipelines.clear();
+  }
+  runs.clear();
+  cache = caf::actor{};
+  transfer = caf::actor{};
+  system.reset();
+}
+
+void Runtime::Impl::work_started() {
+  std::lock_guard lock(work_mutex_);
+  ++work_in_flight_;
+}
+
+void Runtime::Impl::work_finished() {
+  std::lock_guard lock(work_mutex_);
+  if (--work_in_flight_ == 0) work_cv_.notify_all();
+}
+
+std::pair<RuntimeConfigPtr, EngineLookup> Runtime::Impl::snapshot() const {
+  std::lock_guard lock(mutex);
+  auto objects = std::make_shared<std::map<std::string, std::shared_ptr<Engine>, std::less<>>>();
+  for (const auto& [id, slot] : engines) objects->emplace(id, slot.engine);
+  EngineLookup lookup = [objects](std::string_view id) -> std::shared_ptr<Engine> {
+    auto it = objects->find(id);
+    return it == objects->end() ? nullptr : it->second;
+  };
+  return {config, std::move(lookup)};
+}
+
+caf::actor Runtime::Impl::engine_actor(std::string_view id) const {
+  std::lock_guard lock(mutex);
+  auto it = engines.find(id);
+  return it == engines.end() ? caf::actor{} : it->second.actor;
+}
+
+void Runtime::Impl::publish(RuntimeConfigPtr next) {
+  // Called with `mutex` held.
+  config = std::move(next);
+  memo.clear();
+  caf::anon_send(cache, msg::epoch_atom::value, config->epoch());
+}
+
+void Runtime::Impl::forget_pipeline(uint64_t run) {
+  std::lock_guard lock(mutex);
+  pipelines.erase(run);
+}
+
+// -- Runtime ------------------------------------------------------------------------
+
+Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Runtime::~Runtime() = default;
+
+Status Runtime::register_engine(std::shared_ptr<Engine> engine, uint32_t preference,
+                                std::map<std::string, std::string> extension_payloads) {
+  if (!engine) return Error{ErrorCode::InvalidAttribute, "register_engine without an engine"};
+  std::lock_guard lock(impl_->mutex);
+  if (impl_->closing) return Error{ErrorCode::Shutdown, "register_engine after the runtime shut down"};
+  EngineRegistration reg{engine->identity(), engine->capabilities(), preference, std::move(extension_payloads)};
+  TENACT_ASSIGN_OR_RETURN(auto next, impl_->config->with_engine(std::move(reg)));
+  caf::actor actor = impl_->system->spawn(engine_actor, engine, impl_.get());
+  impl_->engines[engine->identity().id] = EngineSlot{engine, actor};
+  impl_->publish(std::move(next));
+  return ok_status();
+}
+
+Status Runtime::remove_engine(std::string_view id) {
+  std::lock_guard lock(impl_->mutex);
+  TENACT_ASSIGN_OR_RETURN(auto next, impl_->config->without_engine(id));
+  if (auto it = impl_->engines.find(id); it != impl_->engines.end()) impl_->engines.erase(it);
+  impl_->publish(std::move(next));
+  return ok_status();
+}
+
+Status Runtime::add_route(TransferRoute route) {
+  if (!impl_->providers.has(route.provider))
+    return Error{ErrorCode::Unsupported, "no transfer provider '" + route.provider + "' is registered"};
+  std::lock_guard lock(impl_->mutex);
+  TENACT_ASSIGN_OR_RETURN(auto next, impl_->config->with_route(std::move(route)));
+  impl_->publish(std::move(next));
+  return ok_status();
+}
+
+Status Runtime::remove_route(const Endpoint& source, const Endpoint& destination) {
+  std::lock_guard lock(impl_->mutex);
+  TENACT_ASSIGN_OR_RETURN(auto next, impl_->config->without_route(source, destination));
+  impl_->publish(std::move(next));
+  return ok_status();
+}
+
+RuntimeConfigPtr Runtime::config() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->config;
+}
+
+void Runtime::prepare(std::shared_ptr<const SemanticProgram> program, std::vector<InputDescriptor> inputs,
+                      PrepareOptions options, PrepareCallback done) {
+  Impl& rt = *impl_;
+  if (!program) return done(Error{ErrorCode::InvalidAttribute, "prepare without a program"});
+  if (rt.closing) return done(Error{ErrorCode::Shutdown, "prepare after the runtime shut down"});
+  auto [config, engines] = rt.snapshot();
+  const std::string options_text = options.canonical_text();
+  if (options.cache_in_flight)
+    if (auto hit = rt.memo.find(*program, inputs, options_text, config->epoch())) return done(std::move(hit));
+  if (auto bound = bind_signature(*program, signature_of(inputs)); !bound.ok()) return done(bound.error());
+  auto context = resolve_preparation_context(config, program, inputs, options);
+  if (!context.ok()) return done(context.error());
+  auto state = begin_specialization(*program, inputs);
+  if (!state.ok()) return done(state.error());
+
+  auto job = std::make_shared<PrepareJob>();
+  job->context = std::make_shared<const PreparationContext>(std::move(*context));
+  job->state = std::move(*state);
+  job->cache_in_flight = options.cache_in_flight;
+  job->engines = std::move(engines);
+  job->inputs = inputs;
+  PrepareCallback finish = done;
+  if (options.cache_in_flight) {
+    finish = [&rt, program, inputs = std::move(inputs), options_text, epoch = config->epoch(),
+              done = std::move(done)](Result<PreparedProgramPtr> r) mutable {
+      if (r.ok()) rt.memo.insert(program, std::move(inputs), options_text, epoch, *r);
+      done(std::move(r));
+    };
+  }
+  job->done = rt.pending.track<PreparedProgramPtr>(std::move(finish), "prepare");
+  caf::anon_send(rt.cache, msg::prepare_atom::value, std::move(job));
+}
+
+std::future<Result<PreparedProgramPtr>> Runtime::prepare(std::shared_ptr<const SemanticProgram> program,
+                                                         std::vector<InputDescriptor> inputs,
+                                                         PrepareOptions options) {
+  auto [callback, future] = future_callback<PreparedProgramPtr>();
+  prepare(std::move(program), std::move(inputs), std::move(options), std::move(callback));
+  return std::move(future);
+}
+
+void Runtime::execute(PreparedProgramPtr prepared, std::vector<HostTensor> inputs, ExecuteCallback done,
+                      ExecutionStats* stats) {
+  Impl& rt = *impl_;
+  if (!prepared || !prepared->root) return done(Error{ErrorCode::InvalidAttribute, "execute without a prepared program"});
+  if (rt.closing) return done(Error{ErrorCode::Shutdown, "execute after the runtime shut down"});
+  const SemanticProgram& program = *prepared->root->program;
+  auto symbols = bind_signature(program, signature_of(inputs));
+  if (!symbols.ok()) return done(symbols.error());
+  // The inputs must fit what the plan was specialized for.
+  auto descriptors = describe_inputs(inputs, Endpoint{});
+  for (size_t i = 0; i < descriptors.size(); ++i)
+    descriptors[i].placement = prepared->root->schedule->endpoint(prepared->root->schedule->input_locations[i]);
+  auto projection = project(program, prepared->requirements, descriptors);
+  if (!projection.ok()) return done(projection.error());
+  if (!(*projection == prepared->projection))
+    return done(Error{ErrorCode::InputMismatch, "the inputs " + to_string(*projection) +
+                                                    " do not fit the specialization the program was prepared for " +
+                                                    to_string(prepared->projection)});
+  auto tracked = rt.pending.track<std::vector<HostTensor>>(std::move(done), "execute");
+  spawn_pipeline(&rt, std::move(prepared), std::move(inputs), std::move(*symbols), std::move(tracked), stats);
+}
+
+std::future<Result<std::vector<HostTensor>>> Runtime::execute(PreparedProgramPtr prepared,
+                                                              std::vector<HostTensor> inputs) {
+  auto [callback, future] = future_callback<std::vector<HostTensor>>();
+  execute(std::move(prepared), std::move(inputs), std::move(callback));
+  return std::move(future);
+}
+
+std::future<Result<std::vector<HostTensor>>> Runtime::run(std::shared_ptr<const SemanticProgram> program,
+                                                          std::vector<HostTensor> inputs,
+                                                          PrepareOptions options) {
+  auto [callback, future] = future_callback<std::vector<HostTensor>>();
+  auto descriptors = describe_inputs(inputs, Endpoint{});
+  auto shared_inputs = std::make_shared<std::vector<HostTensor>>(std::move(inputs));
+  prepare(std::move(program), std::move(descriptors), std::move(options),
+          [this, shared_inputs, callback = std::move(callback)](Result<PreparedProgramPtr> prepared) mutable {
+            if (!prepared.ok()) return callback(prepared.error());
+            execute(std::move(*prepared), std::move(*shared_inputs), std::move(callback));
+          });
+  return std::move(future);
+}
+
+CacheStats Runtime::cache_stats() const {
+  CacheStats stats;
+  if (impl_->closing) return stats;
+  caf::scoped_actor self{*impl_->system};
+  self->request(impl_->cache, std::chrono::seconds(10), msg::stats_atom::value)
+      .receive([&](const CacheStatsPtr& s) { stats = *s; }, [](caf::error&) {});
+  stats.hits += impl_->memo.hits();
+  return stats;
+}
+
+void Runtime::clear_cache() {
+  impl_->memo.clear();
+  caf::anon_send(impl_->cache, msg::clear_atom::value);
+}
+
+}  // namespace tenact

@@ -1,0 +1,127 @@
+// The Runtime: Tenact's facade for plain C++ callers. It owns a CAF actor
+// system, the configuration snapshot and the actors: one engine actor per
+// registered engine, the prepare-cache actor, and a pipeline actor per
+// execution. No CAF header is included here (callers compile fast); CAF
+// programs use actors/runtime_caf.hpp for the actor handles.
+//
+// Threading contract: every member function is safe from many threads at
+// once. Callbacks run on a runtime thread (a CAF scheduler thread or an
+// engine thread) and must not block; futures may be waited on from any
+// thread that is not a runtime thread.
+//
+// Lifetime: destroying the Runtime fails every request still in flight with
+// ErrorCode::Shutdown (callbacks are called, futures become ready), waits
+// for work already running on engines to finish, and joins every thread;
+// requests made after destruction began fail with Shutdown at once.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/cache/prepare_cache_store.hpp"
+#include "core/error.hpp"
+#include "core/program.hpp"
+#include "core/tensor.hpp"
+#include "engines/engine.hpp"
+#include "planning/input_signature.hpp"
+#include "planning/prepare_options.hpp"
+#include "planning/prepared_program.hpp"
+#include "planning/runtime_config.hpp"
+
+namespace tenact {
+
+struct RuntimeOptions {
+  /// CAF scheduler threads; 0: the machine's hardware concurrency (at
+  /// least 2).
+  size_t scheduler_threads = 0;
+  /// CAF's 'sharing' scheduler wakes a worker through a condition variable
+  /// when a plain thread enqueues (tens of µs faster than 'stealing' for
+  /// facade calls on small machines; see the CAF notes).
+  bool sharing_scheduler = true;
+  /// Threads that produce prepared entries (off the cache actor's thread).
+  size_t planning_threads = 1;
+  /// The prepare cache's byte budget (retained bytes, LRU eviction).
+  uint64_t cache_byte_budget = 256ull << 20;
+  /// Every execution fails with Timeout past this deadline.
+  std::chrono::milliseconds run_deadline{std::chrono::minutes(10)};
+  /// Every preparation fails with Timeout past this deadline.
+  std::chrono::milliseconds prepare_deadline{std::chrono::minutes(10)};
+  /// Identity of this runtime in prepared keys; 0: a fresh process-wide
+  /// number.
+  uint64_t runtime_id = 0;
+  /// The default placement and cache behaviour of prepare().
+  ExecutionPolicy policy;
+};
+
+/// Where each program input buffer lives when none is said: the CPU
+/// engine's host memory ("cpu"/"host") if such an engine is registered.
+using PreparedProgramPtr = std::shared_ptr<const PreparedProgram>;
+using PrepareCallback = std::function<void(Result<PreparedProgramPtr>)>;
+using ExecuteCallback = std::function<void(Result<std::vector<HostTensor>>)>;
+
+/// Counters of one execution, for tools and tests.
+struct ExecutionStats {
+  uint64_t units = 0;      // instructions, regions and transfers run
+  uint64_t batches = 0;    // messages sent to engines and the transfer path
+  uint64_t transfers = 0;
+};
+
+class Runtime {
+ public:
+  explicit Runtime(RuntimeOptions options = {});
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // -- configuration (each change is a new epoch) --------------------------------
+  /// Registers (or re-registers) `engine` and spawns its engine actor.
+  Status register_engine(std::shared_ptr<Engine> engine, uint32_t preference = 0,
+                         std::map<std::string, std::string> extension_payloads = {});
+  Status remove_engine(std::string_view id);
+  Status add_route(TransferRoute route);
+  Status remove_route(const Endpoint& source, const Endpoint& destination);
+  RuntimeConfigPtr config() const;
+
+  // -- preparation --------------------------------------------------------------
+  /// Prepares `program` for inputs described by `inputs` (see
+  /// planning/prepared_program.hpp). A ready entry is served without a
+  /// message round trip; misses and joins meet in the prepare-cache actor.
+  std::future<Result<PreparedProgramPtr>> prepare(std::shared_ptr<const SemanticProgram> program,
+                                                  std::vector<InputDescriptor> inputs,
+                                                  PrepareOptions options = {});
+  void prepare(std::shared_ptr<const SemanticProgram> program, std::vector<InputDescriptor> inputs,
+               PrepareOptions options, PrepareCallback done);
+
+  // -- execution ----------------------------------------------------------------
+  /// Runs a prepared program on `inputs` (host tensors, in program order)
+  /// as a pipeline of engine batches. Errors name the unit, op and engine.
+  std::future<Result<std::vector<HostTensor>>> execute(PreparedProgramPtr prepared,
+                                                       std::vector<HostTensor> inputs);
+  void execute(PreparedProgramPtr prepared, std::vector<HostTensor> inputs, ExecuteCallback done,
+               ExecutionStats* stats = nullptr);
+
+  /// prepare() for the inputs' own descriptors (at the most preferred
+  /// engine's default storage class), then execute().
+  std::future<Result<std::vector<HostTensor>>> run(std::shared_ptr<const SemanticProgram> program,
+                                                   std::vector<HostTensor> inputs,
+                                                   PrepareOptions options = {});
+
+  // -- the prepare cache --------------------------------------------------------
+  CacheStats cache_stats() const;
+  void clear_cache();
+
+  /// The runtime's internals (actor system and actors); see runtime_caf.hpp.
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tenact

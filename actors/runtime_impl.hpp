@@ -1,0 +1,93 @@
+// Runtime::Impl: the actor system, the configuration and the actors behind
+// the facade (actors/runtime.hpp). Internal to actors/*.cpp and to CAF
+// programs that need the handles (runtime_caf.hpp); includes CAF.
+//
+// Locking: `mutex` guards config, engines and pipelines; it is held only
+// for map updates and copies, never while calling an engine or waiting.
+// Shutdown order (~Impl): refuse new requests, fail every pending request
+// with Shutdown, stop the planning and transfer pools (queued work still
+// runs to completion), wait for engine work in flight, kill the actors,
+// drop every handle, then destroy the actor system.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <caf/all.hpp>
+
+#include "actors/actor_messages.hpp"
+#include "actors/pending_requests.hpp"
+#include "actors/request_memo.hpp"
+#include "actors/runtime.hpp"
+#include "engines/cpu/kernels/worker_pool.hpp"
+#include "transfer/providers.hpp"
+
+namespace tenact {
+
+struct EngineSlot {
+  std::shared_ptr<Engine> engine;
+  caf::actor actor;
+};
+
+struct Runtime::Impl {
+  explicit Impl(RuntimeOptions options);
+  ~Impl();
+
+  RuntimeOptions options;
+  uint64_t runtime_id = 0;
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> system;
+  /// Produces prepared entries off the cache actor's thread.
+  std::unique_ptr<cpu::WorkerPool> planning_pool;
+  /// Runs transfers off the scheduler threads.
+  std::unique_ptr<cpu::WorkerPool> transfer_pool;
+  TransferProviders providers;
+
+  mutable std::mutex mutex;
+  RuntimeConfigPtr config;
+  std::map<std::string, EngineSlot, std::less<>> engines;
+  std::map<uint64_t, caf::actor> pipelines;
+  uint64_t next_run = 0;
+  caf::actor cache;
+  caf::actor transfer;
+
+  RequestMemo memo;
+  PendingRequests pending;
+  std::atomic<bool> closing{false};
+
+  /// Engine and transfer work in flight (launches whose completion has
+  /// not returned yet); ~Impl waits for 0.
+  void work_started();
+  void work_finished();
+
+  /// The current configuration and an engine lookup over the current
+  /// engine objects (a consistent pair).
+  std::pair<RuntimeConfigPtr, EngineLookup> snapshot() const;
+  /// The engine actor of `id` (invalid handle when none).
+  caf::actor engine_actor(std::string_view id) const;
+  /// Publishes a configuration change: new snapshot, memo cleared, old
+  /// epochs retired in the cache.
+  void publish(RuntimeConfigPtr next);
+  void forget_pipeline(uint64_t run);
+
+ private:
+  std::mutex work_mutex_;
+  std::condition_variable work_cv_;
+  int64_t work_in_flight_ = 0;
+};
+
+/// Behaviors of the actors (one file each).
+caf::actor spawn_prepare_cache(caf::actor_system& system, Runtime::Impl* rt);
+caf::behavior engine_actor(caf::event_based_actor* self, std::shared_ptr<Engine> engine, Runtime::Impl* rt);
+caf::behavior transfer_actor(caf::event_based_actor* self, Runtime::Impl* rt);
+
+/// Spawns the pipeline actor of one run; `done` is called exactly once.
+void spawn_pipeline(Runtime::Impl* rt, std::shared_ptr<const PreparedProgram> program,
+                    std::vector<HostTensor> inputs, SymbolBindings symbols, ExecuteCallback done,
+                    ExecutionStats* stats);
+
+}  // namespace tenact

@@ -1,0 +1,31 @@
+// The transfer actor: runs transfers through their providers
+// (transfer/providers.hpp) on the runtime's transfer threads, replying to
+// the requesting pipeline from there. A transfer batch carries one input
+// (the value at its source) in BatchWork::inputs, and the route in the
+// job's transfer fields.
+#include "actors/runtime_impl.hpp"
+
+namespace tenact {
+
+caf::behavior transfer_actor(caf::event_based_actor* self, Runtime::Impl* rt) {
+  (void)self;
+  return {
+      [=](msg::launch_atom, BatchJobPtr job) {
+        rt->work_started();
+        rt->transfer_pool->post([job, rt] {
+          Result<std::vector<HostTensor>> out = std::vector<HostTensor>{};
+          if (job->work.inputs.size() != 1) {
+            out = Error{ErrorCode::Internal, "a transfer carries one value"};
+          } else {
+            auto moved = rt->providers.run(job->provider, job->work.inputs[0], job->source, job->destination);
+            if (moved.ok()) out = std::vector<HostTensor>{std::move(*moved)};
+            else out = moved.error();
+          }
+          job->reply(std::move(out));
+          rt->work_finished();
+        });
+      },
+  };
+}
+
+}  // namespace tenact

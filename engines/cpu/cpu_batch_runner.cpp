@@ -1,0 +1,152 @@
+#include "engines/cpu/cpu_batch_runner.hpp"
+
+#include <map>
+#include <optional>
+
+#include "engines/cpu/kernels/kernel.hpp"
+
+namespace tenact::cpu {
+
+namespace {
+
+std::string describe(const BatchWork& work, size_t i) {
+  return "batch op " + std::to_string(i) + " (" + std::string{to_string(work.ops[i].op->kind)} + ")";
+}
+
+const Scalar* splat_of(const PreparedOp& op) {
+  if (op.kind != OpKind::Constant) return nullptr;
+  const auto* attrs = std::get_if<ConstantAttrs>(&op.attrs);
+  return attrs && attrs->splat ? &*attrs->splat : nullptr;
+}
+
+class BatchRunner {
+ public:
+  BatchRunner(const BatchWork& work, WorkerPool& pool, FusedCounters* counters)
+      : work_(work), pool_(pool), counters_(counters), results_(work.ops.size()),
+        last_read_(work.ops.size(), -1) {
+    for (size_t i = 0; i < work.ops.size(); ++i)
+      for (const BatchRef& ref : work.ops[i].operands)
+        if (ref.from == BatchRef::From::Op) last_read_[ref.index] = static_cast<int64_t>(i);
+    for (const BatchRef& ref : work.outputs)
+      if (ref.from == BatchRef::From::Op) last_read_[ref.index] = static_cast<int64_t>(work.ops.size());
+    for (const BatchRegion& r : work.regions) region_at_[r.first] = &r;
+    dies_after_.resize(work.ops.size());
+    for (size_t j = 0; j < work.ops.size(); ++j) {
+      const int64_t last = last_read_[j] < 0 ? static_cast<int64_t>(j) : last_read_[j];
+      if (last < static_cast<int64_t>(work.ops.size())) dies_after_[static_cast<size_t>(last)].push_back(j);
+    }
+  }
+
+  Result<std::vector<HostTensor>> run() {
+    size_t i = 0;
+    while (i < work_.ops.size()) {
+      auto region = region_at_.find(static_cast<uint32_t>(i));
+      if (region != region_at_.end()) {
+        TENACT_TRY(run_region(*region->second));
+        release_through(i + region->second->count);
+        i += region->second->count;
+      } else {
+        TENACT_TRY(run_single(i));
+        release_through(i + 1);
+        ++i;
+      }
+    }
+    std::vector<HostTensor> out;
+    out.reserve(work_.outputs.size());
+    for (const BatchRef& ref : work_.outputs) out.push_back(value(ref));
+    return out;
+  }
+
+ private:
+  const HostTensor& value(const BatchRef& ref) const {
+    return ref.from == BatchRef::From::Input ? work_.inputs[ref.index] : results_[ref.index][ref.result];
+  }
+
+  Status run_single(size_t i) {
+    const BatchOp& op = work_.ops[i];
+    std::vector<HostTensor> inputs;
+    inputs.reserve(op.operands.size());
+    for (const BatchRef& ref : op.operands) inputs.push_back(value(ref));
+    KernelCall call{op.op->kind, op.op->attrs, inputs, op.op->results, work_.symbols, &pool_};
+    auto r = run_kernel(call);
+    if (!r.ok()) return r.error().with_context(describe(work_, i));
+    results_[i] = std::move(*r);
+    return ok_status();
+  }
+
+  // Value ids for the chain: batch input k is k, op j's result is
+  // inputs + j (region members are single-result elementwise ops).
+  uint32_t id_of(const BatchRef& ref) const {
+    return ref.from == BatchRef::From::Input ? ref.index
+                                             : static_cast<uint32_t>(work_.inputs.size() + ref.index);
+  }
+
+  Status run_region(const BatchRegion& region) {
+    const std::string where = "region of " + describe(work_, region.first) + " .. " +
+                              describe(work_, region.first + region.count - 1);
+    std::vector<ChainOp> chain;
+    std::map<uint32_t, HostTensor> scalars;  // splat constants as rank-0 inputs
+    for (uint32_t j = region.first; j < region.first + region.count; ++j) {
+      const PreparedOp& op = *work_.ops[j].op;
+      if (const Scalar* splat = splat_of(op)) {
+        auto scalar = HostTensor::zeros(op.results[0].dtype, {});
+        if (!scalar.ok()) return scalar.error().with_context(where);
+        splat->store(scalar->dtype(), scalar->data());
+        scalars.emplace(id_of(BatchRef::op(j)), std::move(*scalar));
+        continue;
+      }
+      ChainOp c{op.kind, op.attrs, {}, {id_of(BatchRef::op(j)), op.results[0].dtype}};
+      for (const BatchRef& ref : work_.ops[j].operands) {
+        const DType dt = ref.from == BatchRef::From::Input ? work_.inputs[ref.index].dtype()
+                                                          : work_.ops[ref.index].op->results[ref.result].dtype;
+        c.operands.push_back(ChainValue{id_of(ref), dt});
+      }
+      chain.push_back(std::move(c));
+    }
+    std::vector<uint32_t> live_out;
+    for (const BatchRef& ref : region.outputs) live_out.push_back(id_of(ref));
+    auto chained = region_from_chain(chain, live_out);
+    if (!chained.ok()) return chained.error().with_context(where);
+    std::vector<HostTensor> inputs;
+    for (uint32_t id : chained->input_values) {
+      if (auto s = scalars.find(id); s != scalars.end()) {
+        inputs.push_back(s->second);
+      } else if (id < work_.inputs.size()) {
+        inputs.push_back(work_.inputs[id]);
+      } else {
+        inputs.push_back(results_[id - work_.inputs.size()][0]);
+      }
+    }
+    auto results = run_fused_region(chained->region, inputs, &pool_, counters_);
+    if (!results.ok()) return results.error().with_context(where);
+    for (size_t k = 0; k < chained->output_values.size(); ++k)
+      results_[chained->output_values[k] - work_.inputs.size()] = {std::move((*results)[k])};
+    return ok_status();
+  }
+
+  // Drops the op results whose last reader is among the ops run so far.
+  void release_through(size_t end) {
+    for (; released_ < end; ++released_)
+      for (size_t j : dies_after_[released_]) results_[j].clear();
+  }
+
+  const BatchWork& work_;
+  WorkerPool& pool_;
+  FusedCounters* counters_;
+  std::vector<std::vector<HostTensor>> results_;
+  std::vector<int64_t> last_read_;
+  std::map<uint32_t, const BatchRegion*> region_at_;
+  /// dies_after_[k]: op results nothing reads after op k (outputs never).
+  std::vector<std::vector<size_t>> dies_after_;
+  size_t released_ = 0;
+};
+
+}  // namespace
+
+Result<std::vector<HostTensor>> run_batch_on_cpu(const BatchWork& work, WorkerPool& pool,
+                                                 FusedCounters* counters) {
+  TENACT_TRY(validate_batch(work));
+  return BatchRunner{work, pool, counters}.run();
+}
+
+}  // namespace tenact::cpu

@@ -1,0 +1,371 @@
+// The Runtime with real threads: in-flight dedupe under 64 client threads,
+// outcome caching (transient, deterministic), redirects with one shared
+// root, eviction, epochs, an engine actor killed mid-run, shutdown with
+// requests in flight. Expected values are derived by hand.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "actors/runtime.hpp"
+#include "actors/runtime_impl.hpp"
+#include "core/program_json.hpp"
+#include "engines/cpu/cpu_engine.hpp"
+#include "../planning/scripted_engine.hpp"
+
+using namespace tenact;
+using namespace std::chrono_literals;
+
+namespace {
+
+// y = x * (k + 1) + k over f32[8].
+std::shared_ptr<const SemanticProgram> affine(int k) {
+  const std::string json = R"({"format": "tenact.program/1", "name": "affine)" + std::to_string(k) + R"(",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": [8]}],
+    "ops": [{"op": "constant", "out": "a", "dtype": "f32", "shape": [8], "value": )" + std::to_string(k + 1) + R"(},
+            {"op": "constant", "out": "b", "dtype": "f32", "shape": [8], "value": )" + std::to_string(k) + R"(},
+            {"op": "multiply", "in": ["x", "a"], "out": "m"},
+            {"op": "add", "in": ["m", "b"], "out": "y"}],
+    "outputs": ["y"]})";
+  auto p = load_program(json);
+  REQUIRE(p.ok());
+  return std::make_shared<const SemanticProgram>(std::move(*p));
+}
+
+HostTensor iota8() {
+  auto t = HostTensor::zeros(DType::F32, {8});
+  REQUIRE(t.ok());
+  for (int i = 0; i < 8; ++i) t->data_as<float>()[i] = static_cast<float>(i);
+  return *t;
+}
+
+// A batched program over x: f32[B, 4] (B symbolic).
+std::shared_ptr<const SemanticProgram> batched() {
+  auto p = load_program(R"({"format": "tenact.program/1", "name": "batched",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": ["B", 4]}],
+    "ops": [{"op": "negate", "in": ["x"], "out": "y"}], "outputs": ["y"]})");
+  REQUIRE(p.ok());
+  return std::make_shared<const SemanticProgram>(std::move(*p));
+}
+
+// A row-major f32 input; alignment fixed at 2^6 (a fresh buffer's own
+// address alignment varies between allocations).
+InputDescriptor f32_input(std::vector<int64_t> shape) {
+  auto t = HostTensor::zeros(DType::F32, shape);
+  REQUIRE(t.ok());
+  InputDescriptor d = describe_input(*t, Endpoint{});
+  d.alignment_log2 = 6;
+  return d;
+}
+
+std::shared_ptr<cpu::CpuEngine> cpu_engine(std::string id = "cpu") {
+  cpu::CpuEngineOptions o;
+  o.id = std::move(id);
+  o.threads = 2;
+  return std::make_shared<cpu::CpuEngine>(o);
+}
+
+RuntimeOptions small_runtime() {
+  RuntimeOptions o;
+  o.scheduler_threads = 2;
+  return o;
+}
+
+// Polls until `pred` holds (true) or `limit` passes (false).
+template <class Pred>
+bool eventually(Pred pred, std::chrono::milliseconds limit = 5000ms) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(1ms);
+  }
+  return pred();
+}
+
+}  // namespace
+
+TEST_CASE("a program runs through the runtime and gives the hand-derived result", "[runtime]") {
+  Runtime rt{small_runtime()};
+  REQUIRE(rt.register_engine(cpu_engine()).ok());
+  auto out = rt.run(affine(2), {iota8()}).get();
+  REQUIRE(out.ok());
+  REQUIRE(out->size() == 1);
+  for (int i = 0; i < 8; ++i) CHECK((*out)[0].data_as<float>()[i] == static_cast<float>(i * 3 + 2));
+}
+
+TEST_CASE("64 threads x 500 requests over 10 programs produce each program once", "[runtime][concurrency]") {
+  Runtime rt{small_runtime()};
+  REQUIRE(rt.register_engine(cpu_engine()).ok());
+  std::vector<std::shared_ptr<const SemanticProgram>> programs;
+  for (int k = 0; k < 10; ++k) programs.push_back(affine(k));
+  const HostTensor x = iota8();
+  std::atomic<int> wrong{0}, failed{0};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 64; ++t)
+    clients.emplace_back([&, t] {
+      for (int r = 0; r < 500; ++r) {
+        const int k = (t + r) % 10;
+        auto out = rt.run(programs[k], {x}).get();
+        if (!out.ok()) {
+          ++failed;
+          continue;
+        }
+        const float* y = (*out)[0].data_as<float>();
+        for (int i = 0; i < 8; ++i)
+          if (y[i] != static_cast<float>(i * (k + 1) + k)) ++wrong;
+      }
+    });
+  for (auto& c : clients) c.join();
+  CHECK(failed == 0);
+  CHECK(wrong == 0);
+  const CacheStats stats = rt.cache_stats();
+  CHECK(stats.productions == 10);
+  CHECK(stats.entries == 10);
+  CHECK(stats.misses == 10);
+  CHECK(stats.hits + stats.misses + stats.in_flight_joins == 64u * 500u);
+}
+
+TEST_CASE("a transient failure is not cached, every waiter gets it, and the next request produces again",
+          "[runtime]") {
+  Runtime rt{small_runtime()};
+  auto engine = std::make_shared<testing::ScriptedEngine>("flaky", std::vector<std::string>{"host"});
+  std::promise<void> open;
+  std::shared_future<void> gate = open.get_future().share();
+  engine->answer = [gate](const OpPrepareRequest&) -> PrepareAnswer {
+    gate.wait();
+    return Error{ErrorCode::LimitExceeded, "workspace busy"};
+  };
+  REQUIRE(rt.register_engine(engine).ok());
+  auto program = batched();
+  std::vector<std::future<Result<PreparedProgramPtr>>> waiting;
+  for (int i = 0; i < 8; ++i) waiting.push_back(rt.prepare(program, {f32_input({2, 4})}));
+  REQUIRE(eventually([&] { return rt.cache_stats().in_flight_joins == 7; }));
+  open.set_value();
+  for (auto& f : waiting) {
+    auto r = f.get();
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code() == ErrorCode::LimitExceeded);
+    CHECK(r.error().message().find("workspace busy") != std::string::npos);
+  }
+  CHECK(engine->calls == 1);
+  auto again = rt.prepare(program, {f32_input({2, 4})}).get();
+  REQUIRE_FALSE(again.ok());
+  CHECK(engine->calls == 2);  // produced again: not cached
+  const CacheStats stats = rt.cache_stats();
+  CHECK(stats.productions == 2);
+  CHECK(stats.transient_failures == 2);
+  CHECK(stats.entries == 0);
+}
+
+TEST_CASE("a deterministic failure is cached and served without work", "[runtime]") {
+  Runtime rt{small_runtime()};
+  auto engine = std::make_shared<testing::ScriptedEngine>("picky", std::vector<std::string>{"host"});
+  engine->answer = [](const OpPrepareRequest&) -> PrepareAnswer { return Unsupported{"no negate here"}; };
+  REQUIRE(rt.register_engine(engine).ok());
+  auto program = batched();
+  auto first = rt.prepare(program, {f32_input({2, 4})}).get();
+  REQUIRE_FALSE(first.ok());
+  CHECK(first.error().code() == ErrorCode::Unsupported);
+  auto second = rt.prepare(program, {f32_input({2, 4})}).get();
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.error().code() == ErrorCode::Unsupported);
+  CHECK(engine->calls == 1);
+  const CacheStats stats = rt.cache_stats();
+  CHECK(stats.deterministic_failures == 1);
+  CHECK(stats.deterministic_failures_served == 1);
+  CHECK(stats.entries == 1);
+}
+
+TEST_CASE("redirects share one root and keep one entry per concrete shape", "[runtime]") {
+  Runtime rt{small_runtime()};
+  auto engine = std::make_shared<testing::ScriptedEngine>("shapes", std::vector<std::string>{"host"});
+  engine->answer = [](const OpPrepareRequest& r) -> PrepareAnswer {
+    if (!r.specialization.inputs.empty() && !r.specialization.inputs[0].concrete_dims.empty())
+      return PreparedOp::answering(r);
+    InputRequirement x;
+    x.concrete_dims = {0};
+    return NeedsSpecialization{SpecializationRequirements{{x}}, "needs the batch"};
+  };
+  REQUIRE(rt.register_engine(engine).ok());
+  auto program = batched();
+  auto p2 = rt.prepare(program, {f32_input({2, 4})}).get();
+  auto p3 = rt.prepare(program, {f32_input({3, 4})}).get();
+  auto p2b = rt.prepare(program, {f32_input({2, 4})}).get();
+  REQUIRE(p2.ok());
+  REQUIRE(p3.ok());
+  REQUIRE(p2b.ok());
+  CHECK((*p2)->root == (*p3)->root);  // one shared root
+  CHECK(*p2b == *p2);
+  CHECK((*p2)->projection.inputs[0].concrete_dims == std::vector<ConcreteDim>{{0, 2}});
+  CHECK((*p3)->projection.inputs[0].concrete_dims == std::vector<ConcreteDim>{{0, 3}});
+  const CacheStats stats = rt.cache_stats();
+  CHECK(stats.entries == 3);  // the polymorphic redirect and two concrete entries
+  CHECK(stats.roots == 1);
+  CHECK(stats.redirects == 1);
+  CHECK(stats.redirects_served == 1);  // the batch-3 request met the stored redirect
+  CHECK(stats.productions == 3);       // the redirect and two entries; the repeat was a hit
+}
+
+TEST_CASE("retry-limit and non-widening errors reach the caller", "[runtime]") {
+  Runtime rt{small_runtime()};
+  auto engine = std::make_shared<testing::ScriptedEngine>("greedy", std::vector<std::string>{"host"});
+  engine->answer = [](const OpPrepareRequest&) -> PrepareAnswer {
+    return NeedsSpecialization{SpecializationRequirements{}, "nothing new"};
+  };
+  REQUIRE(rt.register_engine(engine).ok());
+  auto r = rt.prepare(batched(), {f32_input({2, 4})}).get();
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code() == ErrorCode::NonWideningSpecialization);
+
+  engine->answer = [](const OpPrepareRequest& req) -> PrepareAnswer {
+    SpecializationRequirements next = req.specialization;
+    InputRequirement& x = next.inputs[0];
+    x.alignment_log2 = x.alignment_log2 ? *x.alignment_log2 + 1 : 0;  // widens forever
+    return NeedsSpecialization{next, "more alignment"};
+  };
+  Runtime rt2{small_runtime()};
+  REQUIRE(rt2.register_engine(engine).ok());
+  auto input = f32_input({2, 4});
+  input.alignment_log2.reset();  // unknown alignment: no alignment edges in the bound
+  auto limited = rt2.prepare(batched(), {input}).get();
+  REQUIRE_FALSE(limited.ok());
+  CHECK(limited.error().code() == ErrorCode::SpecializationRetryLimitExceeded);
+}
+
+TEST_CASE("a small byte budget evicts least recently used entries", "[runtime]") {
+  RuntimeOptions o = small_runtime();
+  Runtime probe{o};
+  REQUIRE(probe.register_engine(cpu_engine()).ok());
+  REQUIRE(probe.run(affine(0), {iota8()}).get().ok());
+  const uint64_t one = probe.cache_stats().bytes;  // one entry with its root
+  REQUIRE(one > 0);
+  o.cache_byte_budget = one + one / 2;  // room for one such entry, not two
+  Runtime rt{o};
+  REQUIRE(rt.register_engine(cpu_engine()).ok());
+  for (int k = 0; k < 3; ++k) REQUIRE(rt.run(affine(k), {iota8()}).get().ok());
+  CacheStats stats = rt.cache_stats();
+  CHECK(stats.entries == 1);
+  CHECK(stats.evictions == 2);
+  CHECK(stats.bytes <= o.cache_byte_budget);
+  CHECK(stats.productions == 3);
+  // The evicted program is produced again; the kept one is a hit.
+  REQUIRE(rt.run(affine(2), {iota8()}).get().ok());
+  REQUIRE(rt.run(affine(0), {iota8()}).get().ok());
+  stats = rt.cache_stats();
+  CHECK(stats.productions == 4);
+  CHECK(stats.evictions == 3);
+}
+
+TEST_CASE("registering an engine bumps the epoch and the next request produces anew", "[runtime]") {
+  Runtime rt{small_runtime()};
+  REQUIRE(rt.register_engine(cpu_engine()).ok());
+  const uint64_t epoch = rt.config()->epoch();
+  REQUIRE(rt.run(affine(1), {iota8()}).get().ok());
+  REQUIRE(rt.run(affine(1), {iota8()}).get().ok());
+  CHECK(rt.cache_stats().productions == 1);
+  REQUIRE(rt.register_engine(cpu_engine("cpu:1"), 5).ok());
+  CHECK(rt.config()->epoch() == epoch + 1);
+  REQUIRE(rt.run(affine(1), {iota8()}).get().ok());
+  const CacheStats stats = rt.cache_stats();
+  CHECK(stats.productions == 2);
+  CHECK(stats.entries == 1);  // the old epoch's entry was reclaimed
+}
+
+namespace {
+
+// An engine whose kernels take `delay` on a thread of its own.
+class SlowEngine final : public Engine {
+ public:
+  explicit SlowEngine(std::chrono::milliseconds delay) : delay_(delay), inner_(cpu_engine("slow")) {}
+  ~SlowEngine() override {
+    for (auto& t : threads_) t.join();
+  }
+  const EngineIdentity& identity() const override { return inner_->identity(); }
+  const EngineCapabilities& capabilities() const override { return inner_->capabilities(); }
+  PrepareAnswer prepare(const OpPrepareRequest& r) override { return inner_->prepare(r); }
+  Result<HostTensor> allocate(std::string_view s, DType d, std::vector<int64_t> shape) override {
+    return inner_->allocate(s, d, std::move(shape));
+  }
+  void launch(std::shared_ptr<const PreparedOp> op, std::vector<HostTensor> in, SymbolBindings sym,
+              LaunchCompletion done) override {
+    std::lock_guard lock(mutex_);
+    threads_.emplace_back([this, op, in = std::move(in), sym = std::move(sym), done = std::move(done)]() mutable {
+      std::this_thread::sleep_for(delay_);
+      inner_->launch(op, std::move(in), std::move(sym), std::move(done));
+    });
+  }
+
+ private:
+  std::chrono::milliseconds delay_;
+  std::shared_ptr<cpu::CpuEngine> inner_;
+  std::mutex mutex_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace
+
+TEST_CASE("an engine actor killed mid-run fails that run within a second", "[runtime]") {
+  auto slow = std::make_shared<SlowEngine>(1500ms);
+  {
+    Runtime rt{small_runtime()};
+    REQUIRE(rt.register_engine(slow).ok());
+    auto running = rt.run(affine(3), {iota8()});
+    std::this_thread::sleep_for(100ms);
+    caf::anon_send_exit(rt.impl().engine_actor("slow"), caf::exit_reason::kill);
+    const auto killed_at = std::chrono::steady_clock::now();
+    REQUIRE(running.wait_for(1s) == std::future_status::ready);
+    CHECK(std::chrono::steady_clock::now() - killed_at < 1s);
+    auto r = running.get();
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code() == ErrorCode::EngineDown);
+    CHECK(r.error().message().find("engine 'slow'") != std::string::npos);
+    // Later runs on another engine succeed.
+    REQUIRE(rt.register_engine(cpu_engine(), 0).ok());
+    PrepareOptions on_cpu;
+    on_cpu.placement.engines = {"cpu"};
+    auto later = rt.run(affine(3), {iota8()}, on_cpu).get();
+    REQUIRE(later.ok());
+    CHECK((*later)[0].data_as<float>()[7] == 7.0f * 4 + 3);
+  }
+}
+
+TEST_CASE("destroying the runtime with 1,000 requests in flight fails them and does not hang", "[runtime]") {
+  std::vector<std::future<Result<std::vector<HostTensor>>>> futures;
+  {
+    Runtime rt{small_runtime()};
+    REQUIRE(rt.register_engine(cpu_engine()).ok());
+    std::vector<std::shared_ptr<const SemanticProgram>> programs;
+    for (int k = 0; k < 10; ++k) programs.push_back(affine(k));
+    for (int i = 0; i < 1000; ++i) futures.push_back(rt.run(programs[i % 10], {iota8()}));
+  }
+  int ok = 0, shutdown = 0, other = 0;
+  for (auto& f : futures) {
+    REQUIRE(f.wait_for(0s) == std::future_status::ready);
+    auto r = f.get();
+    if (r.ok()) ++ok;
+    else if (r.error().code() == ErrorCode::Shutdown) ++shutdown;
+    else ++other;
+  }
+  CHECK(ok + shutdown == 1000);
+  CHECK(other == 0);
+}
+
+TEST_CASE("requests after shutdown began and bad requests get clear errors", "[runtime]") {
+  Runtime rt{small_runtime()};
+  auto none = rt.run(affine(0), {iota8()}).get();
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().code() == ErrorCode::NoEligibleEngine);
+  REQUIRE(rt.register_engine(cpu_engine()).ok());
+  auto wrong = HostTensor::zeros(DType::F64, {8});
+  REQUIRE(wrong.ok());
+  auto bad = rt.run(affine(0), {*wrong}).get();
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().code() == ErrorCode::InputMismatch);
+  auto missing = rt.execute(nullptr, {}).get();
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().code() == ErrorCode::InvalidAttribute);
+  CHECK(rt.add_route(TransferRoute{{"cpu", "host"}, {"x", "host"}, "warp_drive"}).error().code() ==
+        ErrorCode::Unsupported);
+}
