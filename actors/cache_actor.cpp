@@ -53,6 +53,13 @@ void handle_job(Self* self, Runtime::Impl* rt, PrepareJobPtr job) {
   if (!key.ok()) return job->done(key.error());
   const WaiterId waiter = ++self->state.next_waiter;
   CacheLookup found = self->state.store->lookup(*key, waiter, job->cache_in_flight);
+  if (const auto& trace = rt->options.trace) {
+    const char* what = std::holds_alternative<CacheHit>(found)      ? "hit"
+                       : std::holds_alternative<CacheJoined>(found) ? "join"
+                                                                    : "miss";
+    trace->instant(trace->track("prepare cache"), std::string{what} + " '" + job->context->program->name() + "'",
+                   "prepare", steady_now_ns(), {{"key", key->compact_digest().to_hex()}});
+  }
   if (auto* hit = std::get_if<CacheHit>(&found)) return answer(self, rt, job, hit->outcome);
   if (std::holds_alternative<CacheJoined>(found)) {
     self->state.waiters.emplace(waiter, std::move(job));
@@ -61,8 +68,16 @@ void handle_job(Self* self, Runtime::Impl* rt, PrepareJobPtr job) {
   const bool registered = std::get<CacheProduce>(found).registered;
   if (registered) self->state.waiters.emplace(waiter, job);
   caf::actor me = caf::actor_cast<caf::actor>(self);
-  rt->planning_pool->post([me, job, key = std::move(*key), registered]() mutable {
+  rt->planning_pool->post([me, job, key = std::move(*key), registered, trace = rt->options.trace]() mutable {
+    const uint64_t begin = steady_now_ns();
     ProducedEntry outcome = produce_prepared_entry(*job->context, key, job->shared_root, job->inputs, job->engines);
+    if (trace)
+      trace->span(trace->track("planning thread " + std::to_string(trace_thread_index())),
+                  "production '" + job->context->program->name() + "'", "prepare", begin, steady_now_ns(),
+                  {{"key", key.compact_digest().to_hex()},
+                   {"outcome", std::holds_alternative<EntryReady>(outcome)      ? "ready"
+                               : std::holds_alternative<EntryRedirect>(outcome) ? "redirect"
+                                                                                : "failed"}});
     auto production = std::make_shared<Production>(Production{std::move(key), std::move(outcome), registered, job});
     caf::anon_send(me, msg::produced_atom::value, std::move(production));
   });

@@ -63,6 +63,8 @@ using BatchJobPtr = std::shared_ptr<BatchJob>;
 struct BatchResult {
   uint64_t batch_id = 0;
   Result<std::vector<HostTensor>> result{std::vector<HostTensor>{}};
+  /// Set when tracing: when each op of the batch ran.
+  std::shared_ptr<BatchTimings> timings;
 };
 using BatchResultPtr = std::shared_ptr<BatchResult>;
 

@@ -23,6 +23,8 @@ struct PipelineInit {
 struct PipelineActorState {
   std::shared_ptr<PipelineInit> init;
   std::unordered_map<uint64_t, std::vector<uint32_t>> batches;
+  /// Tracing only: per batch, the instruction each batch op runs.
+  std::unordered_map<uint64_t, std::vector<uint32_t>> batch_instructions;
   uint64_t next_batch = 0;
   bool answered = false;
 };
@@ -47,7 +49,8 @@ void finish(Self* self, Runtime::Impl* rt, Result<std::vector<HostTensor>> resul
 // The ops of a batch of compute units at one location, with operands
 // resolved to batch inputs or earlier batch results (slots are SSA: one
 // producer each).
-BatchWork build_work(const PipelineRun& run, const std::vector<uint32_t>& units) {
+BatchWork build_work(const PipelineRun& run, const std::vector<uint32_t>& units,
+                     std::vector<uint32_t>* instructions) {
   BatchWork work;
   const ExecProgram& staging = run.plan().staging();
   work.inputs = run.batch_inputs(units);
@@ -61,6 +64,7 @@ BatchWork build_work(const PipelineRun& run, const std::vector<uint32_t>& units)
     batch_op.operands.reserve(ins.inputs.size());
     for (SlotId s : ins.inputs) batch_op.operands.push_back(refs.at(s));
     const auto index = static_cast<uint32_t>(work.ops.size());
+    if (instructions) instructions->push_back(instruction);
     for (size_t r = 0; r < ins.outputs.size(); ++r)
       refs.insert_or_assign(ins.outputs[r], BatchRef::op(index, static_cast<uint32_t>(r)));
     work.ops.push_back(std::move(batch_op));
@@ -87,9 +91,10 @@ void dispatch(Self* self, Runtime::Impl* rt) {
     const uint64_t id = ++st.next_batch;
     auto job = std::make_shared<BatchJob>();
     job->batch_id = id;
-    job->reply = [me, id](Result<std::vector<HostTensor>> r) {
+    std::shared_ptr<BatchTimings> timings = rt->options.trace ? std::make_shared<BatchTimings>() : nullptr;
+    job->reply = [me, id, timings](Result<std::vector<HostTensor>> r) {
       caf::anon_send(me, msg::batch_done_atom::value,
-                     std::make_shared<BatchResult>(BatchResult{id, std::move(r)}));
+                     std::make_shared<BatchResult>(BatchResult{id, std::move(r), timings}));
     };
     const PipelineUnit& first = run.unit(batch.units.front());
     if (st.init->stats) ++st.init->stats->batches;
@@ -98,17 +103,53 @@ void dispatch(Self* self, Runtime::Impl* rt) {
       job->provider = first.provider;
       job->source = run.plan().endpoint(first.source);
       job->destination = run.plan().endpoint(first.location);
+      job->work.timings = timings;
       if (st.init->stats) ++st.init->stats->transfers;
       st.batches.emplace(id, std::move(batch.units));
       self->send(rt->transfer, msg::launch_atom::value, std::move(job));
     } else {
-      job->work = build_work(run, batch.units);
+      std::vector<uint32_t> instructions;
+      job->work = build_work(run, batch.units, timings ? &instructions : nullptr);
       job->work.symbols = st.init->symbols;
+      job->work.timings = timings;
+      if (timings) st.batch_instructions.emplace(id, std::move(instructions));
       const caf::actor& target = st.init->location_actors[batch.location];
       st.batches.emplace(id, std::move(batch.units));
       self->send(target, msg::launch_atom::value, std::move(job));
     }
   }
+}
+
+// Spans of a finished batch on its engine's thread tracks (or its link's).
+void trace_batch(Self* self, Runtime::Impl* rt, const BatchResult& result, const std::vector<uint32_t>& units) {
+  auto& st = self->state;
+  TraceRecorder& trace = *rt->options.trace;
+  const PipelineRun& run = *st.init->run;
+  const PipelineUnit& first = run.unit(units.front());
+  const std::map<std::string, std::string> args{{"run", std::to_string(st.init->run_id)},
+                                                {"batch", std::to_string(result.batch_id)}};
+  if (first.kind == PipelineUnitKind::Transfer) {
+    const std::string link = run.plan().endpoint(first.source).to_string() + " -> " +
+                             run.plan().endpoint(first.location).to_string();
+    for (const OpTiming& t : result.timings->ops)
+      trace.span(trace.track("transfer " + link), "transfer '" + run.plan().staging().slots[first.slot].name + "'",
+                 "transfer", t.begin_ns, t.end_ns, args);
+    return;
+  }
+  const std::string engine = run.plan().endpoint(first.location).engine;
+  auto it = st.batch_instructions.find(result.batch_id);
+  const ExecProgram& staging = run.plan().staging();
+  for (const OpTiming& t : result.timings->ops) {
+    std::string name;
+    if (it != st.batch_instructions.end() && t.op < it->second.size() && t.first_op < it->second.size()) {
+      const uint32_t last = it->second[t.op], firsti = it->second[t.first_op];
+      name = t.op == t.first_op ? "#" + std::to_string(last) + " " + std::string{to_string(staging.instructions[last].kind)}
+                                : "region #" + std::to_string(firsti) + "..#" + std::to_string(last);
+    }
+    trace.span(trace.track("engine " + engine + " / thread " + std::to_string(t.thread)), name, "op", t.begin_ns,
+               t.end_ns, args);
+  }
+  if (it != st.batch_instructions.end()) st.batch_instructions.erase(it);
 }
 
 void on_batch_done(Self* self, Runtime::Impl* rt, const BatchResultPtr& result) {
@@ -118,6 +159,7 @@ void on_batch_done(Self* self, Runtime::Impl* rt, const BatchResultPtr& result) 
   if (it == st.batches.end()) return;
   std::vector<uint32_t> units = std::move(it->second);
   st.batches.erase(it);
+  if (rt->options.trace && result->timings) trace_batch(self, rt, *result, units);
   PipelineRun& run = *st.init->run;
   if (!result->result.ok()) {
     run.fail_batch(units, result->result.error());

@@ -167,7 +167,12 @@ void Runtime::prepare(std::shared_ptr<const SemanticProgram> program, std::vecto
   auto [config, engines] = rt.snapshot();
   const std::string options_text = options.canonical_text();
   if (options.cache_in_flight)
-    if (auto hit = rt.memo.find(*program, inputs, options_text, config->epoch())) return done(std::move(hit));
+    if (auto hit = rt.memo.find(*program, inputs, options_text, config->epoch())) {
+      if (rt.options.trace)
+        rt.options.trace->instant(rt.options.trace->track("prepare cache"), "hit '" + program->name() + "'",
+                                  "prepare", steady_now_ns(), {{"path", "facade"}});
+      return done(std::move(hit));
+    }
   if (auto bound = bind_signature(*program, signature_of(inputs)); !bound.ok()) return done(bound.error());
   auto context = resolve_preparation_context(config, program, inputs, options);
   if (!context.ok()) return done(context.error());

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "actors/cache/prepare_cache_store.hpp"
+#include "actors/trace_recorder.hpp"
 #include "core/error.hpp"
 #include "core/program.hpp"
 #include "core/tensor.hpp"
@@ -55,12 +56,12 @@ struct RuntimeOptions {
   /// Identity of this runtime in prepared keys; 0: a fresh process-wide
   /// number.
   uint64_t runtime_id = 0;
-  /// The default placement and cache behaviour of prepare().
+  /// The execution policy of the first configuration snapshot.
   ExecutionPolicy policy;
+  /// When set, every op, transfer and prepare-cache event is recorded.
+  std::shared_ptr<TraceRecorder> trace;
 };
 
-/// Where each program input buffer lives when none is said: the CPU
-/// engine's host memory ("cpu"/"host") if such an engine is registered.
 using PreparedProgramPtr = std::shared_ptr<const PreparedProgram>;
 using PrepareCallback = std::function<void(Result<PreparedProgramPtr>)>;
 using ExecuteCallback = std::function<void(Result<std::vector<HostTensor>>)>;

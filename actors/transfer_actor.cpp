@@ -17,9 +17,12 @@ caf::behavior transfer_actor(caf::event_based_actor* self, Runtime::Impl* rt) {
           if (job->work.inputs.size() != 1) {
             out = Error{ErrorCode::Internal, "a transfer carries one value"};
           } else {
+            const uint64_t begin = steady_now_ns();
             auto moved = rt->providers.run(job->provider, job->work.inputs[0], job->source, job->destination);
             if (moved.ok()) out = std::vector<HostTensor>{std::move(*moved)};
             else out = moved.error();
+            if (job->work.timings)
+              job->work.timings->ops.push_back(OpTiming{0, 0, begin, steady_now_ns(), trace_thread_index()});
           }
           job->reply(std::move(out));
           rt->work_finished();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <mutex>
 
 namespace tenact {
@@ -30,6 +31,18 @@ std::string OpBinding::to_string() const {
   return endpoint.to_string() + " (" + engine.hardware_class + ", registration " +
          std::to_string(engine.registration) + ", context " + std::to_string(engine.context) +
          ", runtime " + std::to_string(runtime_id) + ", epoch " + std::to_string(epoch) + ")";
+}
+
+uint32_t trace_thread_index() {
+  static std::atomic<uint32_t> next{0};
+  thread_local const uint32_t index = next.fetch_add(1) + 1;
+  return index;
+}
+
+uint64_t steady_now_ns() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
 }
 
 Status validate_batch(const BatchWork& work) {
@@ -87,7 +100,12 @@ class BatchChain : public std::enable_shared_from_this<BatchChain> {
       for (const BatchRef& ref : op.operands) inputs.push_back(value(ref));
       state_.store(kLaunching);
       auto self = shared_from_this();
+      begin_ns_ = work_.timings ? steady_now_ns() : 0;
       engine_.launch(op.op, std::move(inputs), work_.symbols, [self](Result<std::vector<HostTensor>> r) {
+        if (self->work_.timings)
+          self->work_.timings->ops.push_back(OpTiming{static_cast<uint32_t>(self->next_),
+                                                      static_cast<uint32_t>(self->next_), self->begin_ns_,
+                                                      steady_now_ns(), trace_thread_index()});
         self->store(std::move(r));
         if (self->state_.exchange(kCompleted) == kLaunching) return;  // the loop goes on
         if (self->advance()) self->run();
@@ -140,6 +158,7 @@ class BatchChain : public std::enable_shared_from_this<BatchChain> {
   std::vector<std::vector<HostTensor>> results_;
   std::optional<Error> error_;
   size_t next_ = 0;
+  uint64_t begin_ns_ = 0;
   std::atomic<int> state_{kLaunching};
 };
 

@@ -174,6 +174,26 @@ struct BatchRegion {
   std::vector<BatchRef> outputs;
 };
 
+/// When each op of a batch ran, for traces: steady-clock nanoseconds and
+/// the small number of the thread (or stream) that ran it.
+struct OpTiming {
+  uint32_t op = 0;
+  /// For a fused region: its last op is `op`, its first `first_op`.
+  uint32_t first_op = 0;
+  uint64_t begin_ns = 0;
+  uint64_t end_ns = 0;
+  uint32_t thread = 0;
+};
+struct BatchTimings {
+  std::vector<OpTiming> ops;
+};
+
+/// A small, stable number for the calling thread (1, 2, ... in order of
+/// first call), for trace tracks. Thread-safe.
+uint32_t trace_thread_index();
+/// steady_clock now, in nanoseconds.
+uint64_t steady_now_ns();
+
 /// Several ops sent to one engine at once, run in order (each op's
 /// operands are batch inputs or results of earlier ops): one message and
 /// one completion instead of one per op. Intermediate results the batch
@@ -185,6 +205,9 @@ struct BatchWork {
   /// The results to return, in this order.
   std::vector<BatchRef> outputs;
   SymbolBindings symbols;
+  /// When set, the engine records when each op (or fused region) ran;
+  /// written by the engine before `done` is called.
+  std::shared_ptr<BatchTimings> timings;
 };
 
 /// Checks the refs of `work` (each points at an input or an earlier op's

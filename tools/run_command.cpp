@@ -1,12 +1,18 @@
 // tenact run PROGRAM.json --input NAME=FILE ... [--print-json] [--out DIR]
+//            [--repeat N] [--stats] [--threads N] [--trace FILE]
+//
+// Runs through the Runtime (actors/runtime.hpp) with one CPU engine: the
+// program is prepared through the prepare cache and executed as a pipeline.
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <chrono>
 #include <set>
 
 #include "core/program_json.hpp"
 #include "core/tensor_io.hpp"
-#include "engines/cpu/cpu_program_runner.hpp"
+#include "actors/runtime.hpp"
+#include "engines/cpu/cpu_engine.hpp"
 #include "tools/cli.hpp"
 #include "tools/input_files.hpp"
 
@@ -19,7 +25,18 @@ struct RunArgs {
   std::vector<std::pair<std::string, std::string>> inputs;  // name, file
   bool print_json = false;
   std::string out_dir;
+  uint64_t repeat = 1;
+  bool stats = false;
+  size_t threads = 0;
+  std::string trace;
 };
+
+std::optional<uint64_t> parse_count(const std::string& v, uint64_t max) {
+  if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  const uint64_t n = std::stoull(v);
+  if (n == 0 || n > max) return std::nullopt;
+  return n;
+}
 
 // Returns the parsed arguments or prints a usage error (returns nullopt).
 std::optional<RunArgs> parse_run_args(const std::vector<std::string>& args, std::ostream& err, int& status) {
@@ -42,6 +59,24 @@ std::optional<RunArgs> parse_run_args(const std::vector<std::string>& args, std:
         return std::nullopt;
       }
       r.inputs.emplace_back(v->substr(0, eq), v->substr(eq + 1));
+    } else if (a == "--repeat" || a == "--threads") {
+      auto v = value(a == "--repeat" ? "--repeat" : "--threads");
+      if (!v) return std::nullopt;
+      auto n = parse_count(*v, a == "--repeat" ? 1000000 : 1024);
+      if (!n) {
+        status = usage_error("run", a + " expects a positive count" + (a == "--repeat" ? " up to 1000000" : " up to 1024") +
+                                        ", got '" + *v + "'",
+                             err);
+        return std::nullopt;
+      }
+      if (a == "--repeat") r.repeat = *n;
+      else r.threads = static_cast<size_t>(*n);
+    } else if (a == "--stats") {
+      r.stats = true;
+    } else if (a == "--trace") {
+      auto v = value("--trace");
+      if (!v) return std::nullopt;
+      r.trace = *v;
     } else if (a == "--print-json") {
       r.print_json = true;
     } else if (a == "--out") {
@@ -88,13 +123,42 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     err << "tenact run: " << e.to_string() << "\n";
     return kInvalid;
   };
-  auto program = load_program_file(parsed->program);
-  if (!program.ok()) return fail(program.error());
+  auto loaded = load_program_file(parsed->program);
+  if (!loaded.ok()) return fail(loaded.error());
+  auto shared_program = std::make_shared<const SemanticProgram>(std::move(*loaded));
+  const SemanticProgram* program = shared_program.get();
   auto inputs = read_input_files(*program, parsed->inputs);
   if (!inputs.ok()) return fail(inputs.error());
-  cpu::CpuEngine engine;
-  auto outputs = cpu::run_program_on_cpu(*program, *inputs, engine);
-  if (!outputs.ok()) return fail(outputs.error());
+
+  RuntimeOptions options;
+  if (!parsed->trace.empty()) options.trace = std::make_shared<TraceRecorder>();
+  Runtime runtime{options};
+  cpu::CpuEngineOptions engine_options;
+  engine_options.threads = parsed->threads;
+  if (auto s = runtime.register_engine(std::make_shared<cpu::CpuEngine>(engine_options)); !s.ok()) return fail(s.error());
+  Result<std::vector<HostTensor>> outputs = std::vector<HostTensor>{};
+  uint64_t productions = 0;
+  for (uint64_t i = 0; i < parsed->repeat; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    outputs = runtime.run(shared_program, *inputs).get();
+    if (!outputs.ok()) return fail(outputs.error());
+    if (parsed->repeat > 1 || parsed->stats) {
+      const auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
+      const uint64_t now = runtime.cache_stats().productions;
+      err << "run " << (i + 1) << "/" << parsed->repeat << ": " << us.count() << " us, prepare "
+          << (now > productions ? "produced" : "cache hit") << "\n";
+      productions = now;
+    }
+  }
+  if (parsed->stats) {
+    const CacheStats s = runtime.cache_stats();
+    err << "cache: hits " << s.hits << ", misses " << s.misses << ", in-flight joins " << s.in_flight_joins
+        << ", productions " << s.productions << ", redirects " << s.redirects << ", deterministic failures "
+        << s.deterministic_failures << " (served " << s.deterministic_failures_served << "), evictions "
+        << s.evictions << ", entries " << s.entries << ", bytes " << s.bytes << "\n";
+  }
+  if (options.trace)
+    if (auto s = options.trace->write(parsed->trace); !s.ok()) return fail(s.error());
   if (!parsed->out_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(parsed->out_dir, ec);

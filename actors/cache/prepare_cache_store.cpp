@@ -206,7 +206,7 @@ PrepareCacheStore::EntryMap::iterator PrepareCacheStore::pick_victim(uint64_t& c
     const PreparedEntryKey* key = recency_.back();
     auto it = entries_.find(*key);
     const auto& slot = it->second.slot;
-    if (false && slot && slot->touched.exchange(false, std::memory_order_relaxed)) {
+    if (chances_left > 0 && slot && slot->touched.exchange(false, std::memory_order_relaxed)) {
       --chances_left;
       recency_.splice(recency_.begin(), recency_, it->second.recency);
       continue;

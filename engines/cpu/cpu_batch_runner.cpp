@@ -41,15 +41,19 @@ class BatchRunner {
     size_t i = 0;
     while (i < work_.ops.size()) {
       auto region = region_at_.find(static_cast<uint32_t>(i));
+      const uint64_t begin = work_.timings ? steady_now_ns() : 0;
+      const size_t first = i;
       if (region != region_at_.end()) {
         TENACT_TRY(run_region(*region->second));
-        release_through(i + region->second->count);
         i += region->second->count;
       } else {
         TENACT_TRY(run_single(i));
-        release_through(i + 1);
         ++i;
       }
+      if (work_.timings)
+        work_.timings->ops.push_back(OpTiming{static_cast<uint32_t>(i - 1), static_cast<uint32_t>(first), begin,
+                                              steady_now_ns(), trace_thread_index()});
+      release_through(i);
     }
     std::vector<HostTensor> out;
     out.reserve(work_.outputs.size());

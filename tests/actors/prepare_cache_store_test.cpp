@@ -447,12 +447,19 @@ TEST_CASE("an entry larger than the whole budget is answered but not kept", "[ca
   CHECK(store.stats().evictions == 0);
   CHECK(hits(store, ka));
 
-  // A ready entry whose root alone pushes it over.
+  // A ready entry that its root's bytes push over: refused without
+  // evicting what is stored.
   PrepareCacheStore small(a - 1);
+  const auto kf = plan.batch_key(4);
+  const uint64_t f = key_bytes(kf) + sizeof(Error) + 1;
+  CHECK(small.complete(kf, failure_of_size(kf, f), true).retention == Retention::Stored);
+  REQUIRE(key_bytes(ka) + pa->retained_bytes <= a - 1);
   CHECK(small.complete(ka, EntryReady{pa}, true).retention == Retention::TooLarge);
-  CHECK(small.stats().bytes == 0);
+  CHECK(small.stats().bytes == f);
   CHECK(small.stats().roots == 0);
+  CHECK(small.stats().evictions == 0);
   CHECK(small.ready_index()->find(ka) == nullptr);
+  CHECK(hits(small, kf));
 }
 
 TEST_CASE("retiring old epochs drops their entries and refuses their late results", "[cache_store]") {

@@ -369,3 +369,58 @@ TEST_CASE("requests after shutdown began and bad requests get clear errors", "[r
   CHECK(rt.add_route(TransferRoute{{"cpu", "host"}, {"x", "host"}, "warp_drive"}).error().code() ==
         ErrorCode::Unsupported);
 }
+
+TEST_CASE("planned regions run fused through the pipeline", "[runtime]") {
+  Runtime rt{small_runtime()};
+  auto engine = cpu_engine();
+  REQUIRE(rt.register_engine(engine).ok());
+  ExecutionStats stats;
+  auto prepared = rt.prepare(affine(4), {describe_input(iota8(), Endpoint{})}).get();
+  REQUIRE(prepared.ok());
+  REQUIRE((*prepared)->root->regions.size() == 1);  // multiply and add, with both splats
+  std::promise<Result<std::vector<HostTensor>>> done;
+  rt.execute(*prepared, {iota8()}, [&](Result<std::vector<HostTensor>> r) { done.set_value(std::move(r)); }, &stats);
+  auto out = done.get_future().get();
+  REQUIRE(out.ok());
+  for (int i = 0; i < 8; ++i) CHECK((*out)[0].data_as<float>()[i] == static_cast<float>(i * 5 + 4));
+  CHECK(engine->fused_counters().regions_run == 1);
+  CHECK(engine->fused_counters().ops_fused == 2);
+  CHECK(stats.batches == 1);  // one engine, one batch
+  CHECK(stats.units == 1);    // the region is the program's only unit
+}
+
+TEST_CASE("an input placed on a second engine moves along its route, traced", "[runtime]") {
+  RuntimeOptions o = small_runtime();
+  o.trace = std::make_shared<TraceRecorder>();
+  Runtime rt{o};
+  REQUIRE(rt.register_engine(cpu_engine("cpu"), 0).ok());
+  REQUIRE(rt.register_engine(cpu_engine("cpu:1"), 1).ok());
+  REQUIRE(rt.add_route(TransferRoute{{"cpu:1", "host"}, {"cpu", "host"}, "host_copy"}).ok());
+  const HostTensor x = iota8();
+  auto prepared = rt.prepare(affine(2), {describe_input(x, Endpoint{"cpu:1", "host"})}).get();
+  REQUIRE(prepared.ok());
+  CHECK((*prepared)->root->schedule->transfer_count() == 1);
+  ExecutionStats stats;
+  std::promise<Result<std::vector<HostTensor>>> done;
+  rt.execute(*prepared, {x}, [&](Result<std::vector<HostTensor>> r) { done.set_value(std::move(r)); }, &stats);
+  auto out = done.get_future().get();
+  REQUIRE(out.ok());
+  for (int i = 0; i < 8; ++i) CHECK((*out)[0].data_as<float>()[i] == static_cast<float>(i * 3 + 2));
+  CHECK(stats.transfers == 1);
+  CHECK((*out)[0].data() != x.data());
+  const std::string trace = o.trace->to_json();
+  CHECK(trace.find("\"name\": \"transfer cpu:1/host -> cpu/host\"") != std::string::npos);
+  CHECK(trace.find("\"name\": \"transfer 'x'\"") != std::string::npos);
+  CHECK(trace.find("engine cpu / thread") != std::string::npos);
+  CHECK(trace.find("miss 'affine2'") != std::string::npos);
+}
+
+TEST_CASE("an op that fails at run time names the op and engine and frees the run", "[runtime]") {
+  Runtime rt{small_runtime()};
+  auto engine = std::make_shared<testing::ScriptedEngine>("broken", std::vector<std::string>{"host"});
+  REQUIRE(rt.register_engine(engine).ok());  // prepares everything, runs nothing
+  auto out = rt.run(affine(1), {iota8()}).get();
+  REQUIRE_FALSE(out.ok());
+  CHECK(out.error().message().find("scripted engine runs nothing") != std::string::npos);
+  CHECK(out.error().message().find("at broken/host") != std::string::npos);
+}
