@@ -29,6 +29,7 @@ void sync_memo(Self* self, Runtime::Impl* rt) {
   if (evictions != self->state.dropped_seen) {
     self->state.dropped_seen = evictions;
     rt->memo.clear();
+    rt->plans.clear();
   }
 }
 
@@ -105,6 +106,7 @@ caf::behavior prepare_cache_actor(Self* self, Runtime::Impl* rt) {
       [=](msg::clear_atom) {
         self->state.store->clear();
         rt->memo.clear();
+        rt->plans.clear();
       },
       [=](msg::epoch_atom, uint64_t epoch) { self->state.store->retire_epochs_before(epoch); },
   };

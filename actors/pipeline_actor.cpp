@@ -207,7 +207,9 @@ caf::behavior pipeline_actor(Self* self, Runtime::Impl* rt, std::shared_ptr<Pipe
 void spawn_pipeline(Runtime::Impl* rt, std::shared_ptr<const PreparedProgram> program,
                     std::vector<HostTensor> inputs, SymbolBindings symbols, ExecuteCallback done,
                     ExecutionStats* stats) {
-  auto run = PipelineRun::start(std::move(program), std::move(inputs));
+  auto plan = rt->plans.get(program);
+  if (!plan.ok()) return done(plan.error());
+  auto run = PipelineRun::start(std::move(*plan), std::move(inputs));
   if (!run.ok()) return done(run.error());
   auto init = std::make_shared<PipelineInit>();
   const ScheduledGraph& graph = run->plan().schedule();

@@ -104,6 +104,7 @@ void Runtime::Impl::publish(RuntimeConfigPtr next) {
   // Called with `mutex` held.
   config = std::move(next);
   memo.clear();
+  plans.clear();
   caf::anon_send(cache, msg::epoch_atom::value, config->epoch());
 }
 
@@ -260,6 +261,7 @@ CacheStats Runtime::cache_stats() const {
 
 void Runtime::clear_cache() {
   impl_->memo.clear();
+  impl_->plans.clear();
   caf::anon_send(impl_->cache, msg::clear_atom::value);
 }
 

@@ -21,6 +21,7 @@
 
 #include "actors/actor_messages.hpp"
 #include "actors/pending_requests.hpp"
+#include "actors/pipeline/plan_cache.hpp"
 #include "actors/request_memo.hpp"
 #include "actors/runtime.hpp"
 #include "engines/cpu/kernels/worker_pool.hpp"
@@ -56,6 +57,7 @@ struct Runtime::Impl {
   caf::actor transfer;
 
   RequestMemo memo;
+  PlanCache plans;
   PendingRequests pending;
   std::atomic<bool> closing{false};
 

@@ -498,13 +498,13 @@ Status PipelineRun::check_in_flight(uint32_t u, std::string_view what) const {
   return ok_status();
 }
 
-Status PipelineRun::check_output(SlotId slot, const HostTensor& tensor, std::string_view who) const {
+Status PipelineRun::check_output(SlotId slot, const HostTensor& tensor, uint32_t unit) const {
   const ValueType& want = plan_->staging().slot_type(slot);
   if (tensor.dtype() == want.dtype && tensor.rank() == want.rank()) return ok_status();
-  return Error{ErrorCode::Internal, std::string{who} + " reported " + std::string{to_string(tensor.dtype())} +
-                                        " of rank " + std::to_string(tensor.rank()) + " for " +
-                                        plan_->staging().describe_slot(slot) + ", which is " +
-                                        want.to_string()};
+  const std::string who = unit == kNone ? std::string{"a batch"} : plan_->describe_unit(unit);
+  return Error{ErrorCode::Internal, who + " reported " + std::string{to_string(tensor.dtype())} + " of rank " +
+                                        std::to_string(tensor.rank()) + " for " +
+                                        plan_->staging().describe_slot(slot) + ", which is " + want.to_string()};
 }
 
 Status PipelineRun::unit_done(uint32_t u, std::vector<HostTensor> outputs) {
@@ -516,7 +516,7 @@ Status PipelineRun::unit_done(uint32_t u, std::vector<HostTensor> outputs) {
                                           std::to_string(unit.outputs.size())};
   if (!error_) {
     for (size_t k = 0; k < outputs.size(); ++k)
-      if (auto s = check_output(unit.outputs[k].slot, outputs[k], plan_->describe_unit(u)); !s.ok()) return s;
+      if (auto s = check_output(unit.outputs[k].slot, outputs[k], u); !s.ok()) return s;
     for (size_t k = 0; k < outputs.size(); ++k) hold(unit.output_copies[k], std::move(outputs[k]));
     peak_bytes_ = std::max(peak_bytes_, live_bytes_);
     release_reads(unit);
@@ -626,7 +626,7 @@ Status PipelineRun::batch_done(std::span<const uint32_t> batch, std::vector<Host
                                           " outputs, expected " + std::to_string(made.size())};
   if (!error_) {
     for (size_t k = 0; k < outputs.size(); ++k)
-      if (auto s = check_output(plan_->copy(made[k]).slot, outputs[k], "a batch"); !s.ok()) return s;
+      if (auto s = check_output(plan_->copy(made[k]).slot, outputs[k], kNone); !s.ok()) return s;
     for (size_t k = 0; k < outputs.size(); ++k) hold(made[k], std::move(outputs[k]));
     peak_bytes_ = std::max(peak_bytes_, live_bytes_);
     for (uint32_t u : batch) release_reads(plan_->unit(u));

@@ -270,7 +270,8 @@ class PipelineRun {
   void cancel();
   void record_error(Error error);
   Status check_in_flight(uint32_t u, std::string_view what) const;
-  Status check_output(SlotId slot, const HostTensor& tensor, std::string_view who) const;
+  /// `unit`: who reported it, for the message (UINT32_MAX: a batch).
+  Status check_output(SlotId slot, const HostTensor& tensor, uint32_t unit) const;
   std::vector<CopyId> batch_input_ids(std::span<const uint32_t> batch) const;
   std::vector<CopyId> batch_output_ids(std::span<const uint32_t> batch) const;
   /// Two fresh stamps for copy_stamp_; returns the first (the second is

@@ -20,7 +20,7 @@ CpuEngine::CpuEngine(CpuEngineOptions options)
   capabilities_.op_families = {OpFamily::Elementwise, OpFamily::Reduction, OpFamily::Indexing,
                                OpFamily::Dot, OpFamily::Layout};
   capabilities_.accepted_input_storage = {kHostStorage};
-  capabilities_.fused_elementwise_regions = true;
+  capabilities_.fused_elementwise_regions = options.fuse_regions;
   set_blas_threads(static_cast<int>(pool_->thread_count()));
 }
 

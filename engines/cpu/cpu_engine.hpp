@@ -24,6 +24,9 @@ struct CpuEngineOptions {
   /// Engine id within a runtime.
   std::string id = "cpu";
   uint64_t registration = 0;
+  /// Declares fused_elementwise_regions (planning then forms regions for
+  /// this engine). Off: every op runs as its own kernel.
+  bool fuse_regions = true;
 };
 
 class CpuEngine final : public Engine {

@@ -1,0 +1,269 @@
+// runtime_bench: the actor runtime's overheads, each next to its baseline
+// measured in the same run.
+//  (i)   prepare cache-hit latency from a plain thread (callback and future
+//        forms), median and p99;
+//  (ii)  cache-hit throughput with 1, 2, 8 and 64 client threads;
+//  (iii) per-node pipeline overhead on a 10,000-node chain of scalar adds
+//        and on a 10,000-node wide graph (100 branches of 100), against the
+//        same kernels called directly on the CPU engine in a loop;
+//  (iv)  small-program latency: prepare hit plus execution of a 5-op
+//        program on 1,000-element tensors, median and p99.
+// Targets (issue 5): hit median <= 5 us, p99 <= 50 us; >= 500k hits/s at 8
+// threads; <= 2 us per node on both graphs; small program median <= 30 us.
+//
+// Usage: runtime_bench [--quick] [--threads N]
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <future>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "actors/runtime.hpp"
+#include "core/program_json.hpp"
+#include "engines/cpu/cpu_engine.hpp"
+#include "engines/cpu/kernels/kernel.hpp"
+
+using namespace tenact;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Options {
+  bool quick = false;
+  size_t threads = 0;
+};
+
+double us_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+}
+
+double percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  const size_t i = std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5));
+  return v[i];
+}
+
+int g_misses = 0;
+
+void row(const char* name, double value, const char* unit, const char* target, bool met, const std::string& note) {
+  std::printf("%-46s %12.3f %-8s %-10s %-5s %s\n", name, value, unit, target, met ? "ok" : "MISS", note.c_str());
+  if (!met) ++g_misses;
+}
+
+void info(const char* name, double value, const char* unit, const std::string& note) {
+  std::printf("%-46s %12.3f %-8s %-10s %-5s %s\n", name, value, unit, "-", "", note.c_str());
+}
+
+std::shared_ptr<const SemanticProgram> load(const std::string& json) {
+  auto p = load_program(json);
+  if (!p.ok()) {
+    std::fprintf(stderr, "program: %s\n", p.error().to_string().c_str());
+    std::exit(1);
+  }
+  return std::make_shared<const SemanticProgram>(std::move(*p));
+}
+
+HostTensor filled(DType dt, std::vector<int64_t> shape, float v) {
+  auto t = HostTensor::zeros(dt, shape);
+  for (int64_t i = 0; i < t->element_count(); ++i) t->data_as<float>()[i] = v + static_cast<float>(i % 7);
+  return *t;
+}
+
+// 5 ops on x, y: f32[1000].
+std::shared_ptr<const SemanticProgram> small_program() {
+  return load(R"({"format": "tenact.program/1", "name": "small",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": [1000]}, {"name": "y", "dtype": "f32", "shape": [1000]}],
+    "ops": [{"op": "multiply", "in": ["x", "y"], "out": "a"},
+            {"op": "add", "in": ["a", "x"], "out": "b"},
+            {"op": "tanh", "in": ["b"], "out": "c"},
+            {"op": "subtract", "in": ["c", "y"], "out": "d"},
+            {"op": "maximum", "in": ["d", "x"], "out": "e"}],
+    "outputs": ["e"]})");
+}
+
+// A chain of `n` scalar adds: v_{i+1} = v_i + c.
+std::shared_ptr<const SemanticProgram> chain_program(int n) {
+  std::string ops;
+  for (int i = 0; i < n; ++i)
+    ops += std::string{i ? ",\n" : ""} + R"({"op": "add", "in": [")" + (i ? "v" + std::to_string(i) : std::string{"x"}) +
+           R"(", "c"], "out": "v)" + std::to_string(i + 1) + R"("})";
+  return load(R"({"format": "tenact.program/1", "name": "chain",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": []}, {"name": "c", "dtype": "f32", "shape": []}],
+    "ops": [)" + ops + R"(], "outputs": ["v)" + std::to_string(n) + R"("]})");
+}
+
+// `branches` chains of `length` scalar adds, all starting at x.
+std::shared_ptr<const SemanticProgram> wide_program(int branches, int length) {
+  std::string ops, outs;
+  for (int b = 0; b < branches; ++b) {
+    for (int i = 0; i < length; ++i) {
+      const std::string in = i ? "b" + std::to_string(b) + "_" + std::to_string(i) : std::string{"x"};
+      ops += std::string{ops.empty() ? "" : ",\n"} + R"({"op": "add", "in": [")" + in + R"(", "c"], "out": "b)" +
+             std::to_string(b) + "_" + std::to_string(i + 1) + R"("})";
+    }
+    outs += std::string{b ? ", " : ""} + "\"b" + std::to_string(b) + "_" + std::to_string(length) + "\"";
+  }
+  return load(R"({"format": "tenact.program/1", "name": "wide",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": []}, {"name": "c", "dtype": "f32", "shape": []}],
+    "ops": [)" + ops + R"(], "outputs": [)" + outs + R"(]})");
+}
+
+void bench_cache_hits(Runtime& rt, const Options& o) {
+  auto program = small_program();
+  std::vector<HostTensor> inputs{filled(DType::F32, {1000}, 1), filled(DType::F32, {1000}, 2)};
+  auto descriptors = describe_inputs(inputs, Endpoint{});
+  if (!rt.prepare(program, descriptors).get().ok()) std::exit(1);
+  const int n = o.quick ? 20000 : 100000;
+  std::vector<double> cb, fut;
+  cb.reserve(n);
+  fut.reserve(n);
+  for (int i = 0; i < n; ++i) {
+    auto t0 = Clock::now();
+    bool ok = false;
+    rt.prepare(program, descriptors, {}, [&](Result<PreparedProgramPtr> r) { ok = r.ok(); });
+    cb.push_back(us_since(t0));
+    if (!ok) std::exit(1);
+    t0 = Clock::now();
+    auto r = rt.prepare(program, descriptors).get();
+    fut.push_back(us_since(t0));
+    if (!r.ok()) std::exit(1);
+  }
+  row("(i) cache hit, callback: median", percentile(cb, 0.5), "us", "<= 5", percentile(cb, 0.5) <= 5, "plain thread");
+  row("(i) cache hit, callback: p99", percentile(cb, 0.99), "us", "<= 50", percentile(cb, 0.99) <= 50, "");
+  info("(i) cache hit, future: median", percentile(fut, 0.5), "us", "std::future round trip included");
+  info("(i) cache hit, future: p99", percentile(fut, 0.99), "us", "");
+
+  for (int threads : {1, 2, 8, 64}) {
+    const auto per_thread = static_cast<int>((o.quick ? 200000 : 800000) / threads);
+    std::atomic<int> failures{0};
+    std::vector<std::thread> clients;
+    const auto t0 = Clock::now();
+    for (int t = 0; t < threads; ++t)
+      clients.emplace_back([&] {
+        for (int i = 0; i < per_thread; ++i)
+          rt.prepare(program, descriptors, {}, [&](Result<PreparedProgramPtr> r) {
+            if (!r.ok()) ++failures;
+          });
+      });
+    for (auto& c : clients) c.join();
+    const double seconds = us_since(t0) / 1e6;
+    const double rate = static_cast<double>(per_thread) * threads / seconds;
+    char name[64];
+    std::snprintf(name, sizeof name, "(ii) cache hits/s, %d threads", threads);
+    if (threads == 8)
+      row(name, rate / 1e3, "k/s", ">= 500", rate >= 500e3 && failures == 0, "");
+    else
+      info(name, rate / 1e3, "k/s", failures ? "FAILURES" : "");
+  }
+}
+
+// Runs `program` through the runtime and, as the baseline, its ops as
+// direct run_kernel calls on the engine's pool in program order.
+void bench_nodes(Runtime& rt, cpu::CpuEngine& engine, const char* label, std::shared_ptr<const SemanticProgram> program,
+                 const Options& o) {
+  std::vector<HostTensor> inputs{filled(DType::F32, {}, 1), filled(DType::F32, {}, 0)};
+  auto prepared = rt.prepare(program, describe_inputs(inputs, Endpoint{})).get();
+  if (!prepared.ok()) {
+    std::fprintf(stderr, "%s: %s\n", label, prepared.error().to_string().c_str());
+    std::exit(1);
+  }
+  const size_t nodes = program->ops().size();
+  auto direct = [&]() {
+    std::vector<std::optional<HostTensor>> values(program->values().size());
+    for (size_t i = 0; i < inputs.size(); ++i) values[program->inputs()[i]] = inputs[i];
+    const SymbolBindings none;
+    for (const Op& op : program->ops()) {
+      std::vector<HostTensor> in;
+      for (ValueId v : op.inputs) in.push_back(*values[v]);
+      std::vector<ValueType> types{program->value(op.outputs[0]).type};
+      cpu::KernelCall call{op.kind, op.attrs, in, types, none, &engine.pool()};
+      auto r = cpu::run_kernel(call);
+      if (!r.ok()) std::exit(1);
+      values[op.outputs[0]] = std::move((*r)[0]);
+    }
+  };
+  auto through_runtime = [&]() {
+    auto r = rt.execute(*prepared, inputs).get();
+    if (!r.ok()) {
+      std::fprintf(stderr, "%s: %s\n", label, r.error().to_string().c_str());
+      std::exit(1);
+    }
+  };
+  direct();
+  through_runtime();
+  const int reps = o.quick ? 5 : 15;
+  std::vector<double> d, p;
+  for (int r = 0; r < reps; ++r) {
+    auto t0 = Clock::now();
+    direct();
+    d.push_back(us_since(t0));
+    t0 = Clock::now();
+    through_runtime();
+    p.push_back(us_since(t0));
+  }
+  const double direct_us = percentile(d, 0.5), pipeline_us = percentile(p, 0.5);
+  const double per_node = (pipeline_us - direct_us) / static_cast<double>(nodes);
+  char name[96], note[160];
+  std::snprintf(name, sizeof name, "(iii) %s: overhead per node", label);
+  std::snprintf(note, sizeof note, "pipeline %.0f us vs direct kernels %.0f us for %zu nodes (%.2f us/node)", pipeline_us,
+                direct_us, nodes, direct_us / static_cast<double>(nodes));
+  row(name, per_node, "us", "<= 2", per_node <= 2, note);
+}
+
+void bench_small_program(Runtime& rt, const Options& o) {
+  auto program = small_program();
+  std::vector<HostTensor> inputs{filled(DType::F32, {1000}, 1), filled(DType::F32, {1000}, 2)};
+  if (!rt.run(program, inputs).get().ok()) std::exit(1);
+  const int n = o.quick ? 2000 : 10000;
+  std::vector<double> lat;
+  lat.reserve(n);
+  for (int i = 0; i < n; ++i) {
+    const auto t0 = Clock::now();
+    auto r = rt.run(program, inputs).get();
+    lat.push_back(us_since(t0));
+    if (!r.ok()) std::exit(1);
+  }
+  row("(iv) small program (hit + run): median", percentile(lat, 0.5), "us", "<= 30", percentile(lat, 0.5) <= 30,
+      "5 ops on f32[1000], one fused region");
+  info("(iv) small program (hit + run): p99", percentile(lat, 0.99), "us", "");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick")) o.quick = true;
+    else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) o.threads = std::strtoul(argv[++i], nullptr, 10);
+    else {
+      std::fprintf(stderr, "usage: runtime_bench [--quick] [--threads N]\n");
+      return 2;
+    }
+  }
+  std::printf("%-46s %12s %-8s %-10s %-5s %s\n", "figure", "value", "unit", "target", "", "note");
+  {
+    Runtime rt;
+    cpu::CpuEngineOptions eo;
+    eo.threads = o.threads;
+    if (!rt.register_engine(std::make_shared<cpu::CpuEngine>(eo)).ok()) return 1;
+    bench_cache_hits(rt, o);
+    bench_small_program(rt, o);
+  }
+  {
+    // Per-node overhead: regions off, so every add is a node of its own.
+    Runtime rt;
+    cpu::CpuEngineOptions eo;
+    eo.threads = o.threads;
+    eo.fuse_regions = false;
+    auto engine = std::make_shared<cpu::CpuEngine>(eo);
+    if (!rt.register_engine(engine).ok()) return 1;
+    bench_nodes(rt, *engine, "chain of 10,000 scalar adds", chain_program(10000), o);
+    bench_nodes(rt, *engine, "100 branches of 100 scalar adds", wide_program(100, 100), o);
+  }
+  std::printf("%d target(s) missed\n", g_misses);
+  return 0;
+}

@@ -1,0 +1,111 @@
+// The facade's CAF-free helpers: the request memo (exact matching on
+// program, descriptors, options and epoch; clear; many threads) and the
+// pending-request registry (exactly-once completion, shutdown failing
+// what is pending, racing completions).
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <thread>
+
+#include "actors/pending_requests.hpp"
+#include "actors/request_memo.hpp"
+#include "core/program_json.hpp"
+
+using namespace tenact;
+
+namespace {
+
+// Programs with different ops differ semantically (names do not count).
+std::shared_ptr<const SemanticProgram> program(const char* op) {
+  auto p = load_program(std::string{R"({"format": "tenact.program/1", "name": "p",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": ["n"]}],
+    "ops": [{"op": ")"} + op + R"(", "in": ["x"], "out": "y"}], "outputs": ["y"]})");
+  REQUIRE(p.ok());
+  return std::make_shared<const SemanticProgram>(std::move(*p));
+}
+
+InputDescriptor desc(int64_t n) { return InputDescriptor{DType::F32, {n}, {}, {1}, 6}; }
+
+}  // namespace
+
+TEST_CASE("the memo answers exactly the request it stored", "[request_memo]") {
+  RequestMemo memo;
+  auto p = program("negate");
+  auto prepared = std::make_shared<const PreparedProgram>();
+  memo.insert(p, {desc(4)}, "", 3, prepared);
+  const std::vector<InputDescriptor> same{desc(4)};
+  CHECK(memo.find(*p, same, "", 3) == prepared);
+  // An equal program loaded again matches structurally.
+  CHECK(memo.find(*program("negate"), same, "", 3) == prepared);
+  CHECK(memo.find(*program("abs"), same, "", 3) == nullptr);  // another program
+  const std::vector<InputDescriptor> other{desc(5)};
+  CHECK(memo.find(*p, other, "", 3) == nullptr);                // another shape
+  CHECK(memo.find(*p, same, "engines=3:cpu", 3) == nullptr);    // other options
+  CHECK(memo.find(*p, same, "", 4) == nullptr);                 // another epoch
+  std::vector<InputDescriptor> placed{desc(4)};
+  placed[0].placement = Endpoint{"cpu", "host"};
+  CHECK(memo.find(*p, placed, "", 3) == nullptr);               // another placement
+  CHECK(memo.hits() == 2);
+  memo.clear();
+  CHECK(memo.find(*p, same, "", 3) == nullptr);
+}
+
+TEST_CASE("the memo stays bounded and consistent under many threads", "[request_memo]") {
+  RequestMemo memo(64);
+  auto p = program("negate");
+  std::vector<std::shared_ptr<const PreparedProgram>> programs;
+  for (int i = 0; i < 200; ++i) programs.push_back(std::make_shared<const PreparedProgram>());
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 2000; ++i) {
+        const int k = (i * 7 + t) % 200;
+        const std::vector<InputDescriptor> in{desc(k)};
+        if (t % 2 == 0) memo.insert(p, in, "", 1, programs[k]);
+        auto found = memo.find(*p, in, "", 1);
+        if (found && found != programs[k]) ++wrong;
+        if (i % 500 == 0 && t == 3) memo.clear();
+      }
+    });
+  for (auto& t : threads) t.join();
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("a tracked request completes exactly once, and shutdown fails the rest", "[pending_requests]") {
+  PendingRequests pending;
+  int calls_a = 0, calls_b = 0;
+  std::optional<ErrorCode> b_code;
+  auto a = pending.track<int>([&](Result<int> r) { calls_a += r.ok() ? 1 : 100; }, "a");
+  auto b = pending.track<int>([&](Result<int> r) { ++calls_b; b_code = r.ok() ? std::nullopt : std::optional{r.error().code()}; }, "b");
+  CHECK(pending.size() == 2);
+  a(7);
+  a(8);  // ignored
+  CHECK(calls_a == 1);
+  CHECK(pending.size() == 1);
+  pending.close(Error{ErrorCode::Shutdown, "closing"});
+  CHECK(calls_b == 1);
+  CHECK(b_code == ErrorCode::Shutdown);
+  b(9);  // too late: ignored
+  CHECK(calls_b == 1);
+  int calls_c = 0;
+  auto c = pending.track<int>([&](Result<int> r) { calls_c += !r.ok() && r.error().code() == ErrorCode::Shutdown; }, "c");
+  CHECK(calls_c == 1);  // after close: failed at once
+  c(1);
+  CHECK(calls_c == 1);
+}
+
+TEST_CASE("completion racing shutdown fires each callback once", "[pending_requests]") {
+  for (int round = 0; round < 20; ++round) {
+    PendingRequests pending;
+    std::atomic<int> fired{0};
+    std::vector<std::function<void(Result<int>)>> callbacks;
+    for (int i = 0; i < 200; ++i) callbacks.push_back(pending.track<int>([&](Result<int>) { ++fired; }, "x"));
+    std::thread completer([&] {
+      for (auto& cb : callbacks) cb(1);
+    });
+    pending.close(Error{ErrorCode::Shutdown, "closing"});
+    completer.join();
+    CHECK(fired == 200);
+  }
+}
