@@ -2,14 +2,18 @@
 // engine's own threads (Engine::launch_batch returns at once; no kernel
 // runs on a CAF scheduler thread); the engine's completion replies to the
 // requesting pipeline directly from the engine thread (one hop, no round
-// trip through this actor). Pipelines monitor the engine actor: when it
-// dies, the runs using it fail at once with EngineDown.
+// trip through this actor). Pipelines monitor the engine actor, and
+// single-batch runs that go to the engine directly register with its
+// EngineWatch: when the actor dies, the runs using it fail at once with
+// EngineDown.
 #include "actors/runtime_impl.hpp"
 
 namespace tenact {
 
-caf::behavior engine_actor(caf::event_based_actor* self, std::shared_ptr<Engine> engine, Runtime::Impl* rt) {
-  (void)self;
+caf::behavior engine_actor(caf::event_based_actor* self, std::shared_ptr<Engine> engine,
+                           std::shared_ptr<EngineWatch> watch, Runtime::Impl* rt) {
+  // Runs that bypass this actor (the single-batch fast path) fail with it.
+  self->attach_functor([watch](const caf::error& reason) { watch->down(caf::to_string(reason)); });
   return {
       [=](msg::launch_atom, BatchJobPtr job) {
         rt->work_started();

@@ -204,13 +204,72 @@ caf::behavior pipeline_actor(Self* self, Runtime::Impl* rt, std::shared_ptr<Pipe
 
 }  // namespace
 
+namespace {
+
+// Whether the whole run is one batch of compute units at one location (no
+// transfers): then it goes to the engine directly, without a pipeline
+// actor (two thread hops instead of four).
+bool single_batch(const PipelinePlan& plan) {
+  if (plan.unit_count() == 0) return false;
+  const LocationId location = plan.unit(0).location;
+  for (const PipelineUnit& u : plan.units())
+    if (u.kind == PipelineUnitKind::Transfer || u.location != location) return false;
+  return true;
+}
+
+// The fast path: the PipelineRun is owned by the batch's completion (one
+// thread at a time: this caller, then the engine thread). The engine
+// actor's watch fails the run if the actor dies first; whichever of the
+// two comes first answers (`done` fires once).
+void run_single_batch(Runtime::Impl* rt, PipelineRun run, const SymbolBindings& symbols, ExecuteCallback done,
+                      ExecutionStats* stats) {
+  auto batches = run.take_ready_batches();
+  if (batches.size() != 1 || batches[0].units.size() != run.unit_count())
+    return done(Error{ErrorCode::Internal, "a single-location run did not form one batch"});
+  const Endpoint where = run.plan().endpoint(batches[0].location);
+  auto slot = rt->engine_slot(where.engine);
+  if (!slot) return done(Error{ErrorCode::EngineDown, "engine '" + where.engine + "' is not registered any more"});
+  auto once = std::make_shared<std::atomic<bool>>(false);
+  auto answer = std::make_shared<ExecuteCallback>(std::move(done));
+  auto fire = [once, answer](Result<std::vector<HostTensor>> r) {
+    if (!once->exchange(true)) (*answer)(std::move(r));
+  };
+  const uint64_t token = slot->watch->add([fire](const Error& e) { fire(e); });
+  if (token == 0)
+    return fire(Error{ErrorCode::EngineDown, "the engine actor of engine '" + where.engine + "' is down"});
+  BatchWork work = build_work(run, batches[0].units, nullptr);
+  work.symbols = symbols;
+  if (stats) {
+    stats->batches += 1;
+    stats->units += batches[0].units.size();
+  }
+  auto state = std::make_shared<PipelineRun>(std::move(run));
+  auto units = std::make_shared<std::vector<uint32_t>>(std::move(batches[0].units));
+  rt->work_started();
+  slot->engine->launch_batch(std::move(work), [rt, state, units, fire, watch = slot->watch, token](
+                                                  Result<std::vector<HostTensor>> r) {
+    watch->remove(token);
+    if (!r.ok()) {
+      state->fail_batch(*units, r.error());
+    } else if (Status stored = state->batch_done(*units, std::move(*r)); !stored.ok()) {
+      state->fail_batch(*units, stored.error());
+    }
+    fire(state->take_outputs());
+    rt->work_finished();
+  });
+}
+
+}  // namespace
+
 void spawn_pipeline(Runtime::Impl* rt, std::shared_ptr<const PreparedProgram> program,
                     std::vector<HostTensor> inputs, SymbolBindings symbols, ExecuteCallback done,
                     ExecutionStats* stats) {
   auto plan = rt->plans.get(program);
   if (!plan.ok()) return done(plan.error());
+  const bool fast = rt->options.direct_single_batch && !rt->options.trace && single_batch(**plan);
   auto run = PipelineRun::start(std::move(*plan), std::move(inputs));
   if (!run.ok()) return done(run.error());
+  if (fast) return run_single_batch(rt, std::move(*run), symbols, std::move(done), stats);
   auto init = std::make_shared<PipelineInit>();
   const ScheduledGraph& graph = run->plan().schedule();
   for (const Endpoint& e : graph.locations) {

@@ -100,6 +100,13 @@ caf::actor Runtime::Impl::engine_actor(std::string_view id) const {
   return it == engines.end() ? caf::actor{} : it->second.actor;
 }
 
+std::optional<EngineSlot> Runtime::Impl::engine_slot(std::string_view id) const {
+  std::lock_guard lock(mutex);
+  auto it = engines.find(id);
+  if (it == engines.end()) return std::nullopt;
+  return it->second;
+}
+
 void Runtime::Impl::publish(RuntimeConfigPtr next) {
   // Called with `mutex` held.
   config = std::move(next);
@@ -125,8 +132,9 @@ Status Runtime::register_engine(std::shared_ptr<Engine> engine, uint32_t prefere
   if (impl_->closing) return Error{ErrorCode::Shutdown, "register_engine after the runtime shut down"};
   EngineRegistration reg{engine->identity(), engine->capabilities(), preference, std::move(extension_payloads)};
   TENACT_ASSIGN_OR_RETURN(auto next, impl_->config->with_engine(std::move(reg)));
-  caf::actor actor = impl_->system->spawn(engine_actor, engine, impl_.get());
-  impl_->engines[engine->identity().id] = EngineSlot{engine, actor};
+  auto watch = std::make_shared<EngineWatch>(engine->identity().id);
+  caf::actor actor = impl_->system->spawn(engine_actor, engine, watch, impl_.get());
+  impl_->engines[engine->identity().id] = EngineSlot{engine, actor, watch};
   impl_->publish(std::move(next));
   return ok_status();
 }

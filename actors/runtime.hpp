@@ -60,6 +60,11 @@ struct RuntimeOptions {
   ExecutionPolicy policy;
   /// When set, every op, transfer and prepare-cache event is recorded.
   std::shared_ptr<TraceRecorder> trace;
+  /// A run that is one batch on one engine (no transfers) goes to the
+  /// engine directly instead of through a pipeline actor: two thread hops
+  /// instead of four. The engine actor's death still fails it at once.
+  /// Off: every run has its pipeline actor (tracing always does).
+  bool direct_single_batch = true;
 };
 
 using PreparedProgramPtr = std::shared_ptr<const PreparedProgram>;

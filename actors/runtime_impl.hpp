@@ -20,6 +20,7 @@
 #include <caf/all.hpp>
 
 #include "actors/actor_messages.hpp"
+#include "actors/engine_watch.hpp"
 #include "actors/pending_requests.hpp"
 #include "actors/pipeline/plan_cache.hpp"
 #include "actors/request_memo.hpp"
@@ -32,6 +33,7 @@ namespace tenact {
 struct EngineSlot {
   std::shared_ptr<Engine> engine;
   caf::actor actor;
+  std::shared_ptr<EngineWatch> watch;
 };
 
 struct Runtime::Impl {
@@ -71,6 +73,8 @@ struct Runtime::Impl {
   std::pair<RuntimeConfigPtr, EngineLookup> snapshot() const;
   /// The engine actor of `id` (invalid handle when none).
   caf::actor engine_actor(std::string_view id) const;
+  /// The engine slot of `id` (empty when none).
+  std::optional<EngineSlot> engine_slot(std::string_view id) const;
   /// Publishes a configuration change: new snapshot, memo cleared, old
   /// epochs retired in the cache.
   void publish(RuntimeConfigPtr next);
@@ -84,7 +88,8 @@ struct Runtime::Impl {
 
 /// Behaviors of the actors (one file each).
 caf::actor spawn_prepare_cache(caf::actor_system& system, Runtime::Impl* rt);
-caf::behavior engine_actor(caf::event_based_actor* self, std::shared_ptr<Engine> engine, Runtime::Impl* rt);
+caf::behavior engine_actor(caf::event_based_actor* self, std::shared_ptr<Engine> engine,
+                           std::shared_ptr<EngineWatch> watch, Runtime::Impl* rt);
 caf::behavior transfer_actor(caf::event_based_actor* self, Runtime::Impl* rt);
 
 /// Spawns the pipeline actor of one run; `done` is called exactly once.

@@ -307,9 +307,14 @@ class SlowEngine final : public Engine {
 }  // namespace
 
 TEST_CASE("an engine actor killed mid-run fails that run within a second", "[runtime]") {
-  auto slow = std::make_shared<SlowEngine>(1500ms);
-  {
-    Runtime rt{small_runtime()};
+  // Both paths: the single batch sent to the engine directly (its watch
+  // fails the run) and the pipeline actor (it monitors the engine actor).
+  for (bool direct : {true, false}) {
+    INFO("direct single batch: " << direct);
+    auto slow = std::make_shared<SlowEngine>(1500ms);
+    RuntimeOptions o = small_runtime();
+    o.direct_single_batch = direct;
+    Runtime rt{o};
     REQUIRE(rt.register_engine(slow).ok());
     auto running = rt.run(affine(3), {iota8()});
     std::this_thread::sleep_for(100ms);
@@ -329,6 +334,22 @@ TEST_CASE("an engine actor killed mid-run fails that run within a second", "[run
     REQUIRE(later.ok());
     CHECK((*later)[0].data_as<float>()[7] == 7.0f * 4 + 3);
   }
+}
+
+TEST_CASE("the pipeline actor path gives the hand-derived results", "[runtime]") {
+  RuntimeOptions o = small_runtime();
+  o.direct_single_batch = false;
+  Runtime rt{o};
+  auto engine = cpu_engine();
+  REQUIRE(rt.register_engine(engine).ok());
+  std::vector<std::future<Result<std::vector<HostTensor>>>> runs;
+  for (int k = 0; k < 10; ++k) runs.push_back(rt.run(affine(k), {iota8()}));
+  for (int k = 0; k < 10; ++k) {
+    auto out = runs[k].get();
+    REQUIRE(out.ok());
+    for (int i = 0; i < 8; ++i) CHECK((*out)[0].data_as<float>()[i] == static_cast<float>(i * (k + 1) + k));
+  }
+  CHECK(engine->fused_counters().regions_run == 10);
 }
 
 TEST_CASE("destroying the runtime with 1,000 requests in flight fails them and does not hang", "[runtime]") {
