@@ -30,8 +30,6 @@ using launch_atom = caf::atom_constant<caf::atom("t_launch")>;
 using batch_done_atom = caf::atom_constant<caf::atom("t_bdone")>;
 /// facade -> pipeline: start the run.
 using start_atom = caf::atom_constant<caf::atom("t_start")>;
-/// pipeline -> itself: the run's deadline passed.
-using deadline_atom = caf::atom_constant<caf::atom("t_deadline")>;
 
 }  // namespace tenact::msg
 

@@ -2,8 +2,9 @@
 // (actors/pipeline/pipeline_run.hpp), sends each ready batch to the engine
 // actor of its location (transfers to the transfer actor), and answers the
 // requester once: with the outputs, the first error (naming the unit, op
-// and engine), EngineDown when an engine actor it uses dies, or Timeout at
-// the run's deadline. It quits right after answering.
+// and engine), or EngineDown when an engine actor it uses dies. It quits
+// right after answering. (Deadlines are the runtime's: PendingRequests
+// fails a run past its deadline; the actor then finishes quietly.)
 #include <unordered_map>
 
 #include "actors/runtime_impl.hpp"
@@ -187,7 +188,6 @@ caf::behavior pipeline_actor(Self* self, Runtime::Impl* rt, std::shared_ptr<Pipe
     finish(self, rt, Error{ErrorCode::EngineDown, "the engine actor of " + which +
                                                       " went down during the run (" + caf::to_string(down.reason) + ")"});
   });
-  self->delayed_send(self, rt->options.run_deadline, msg::deadline_atom::value);
   return {
       [=](msg::start_atom) {
         dispatch(self, rt);
@@ -195,10 +195,6 @@ caf::behavior pipeline_actor(Self* self, Runtime::Impl* rt, std::shared_ptr<Pipe
         if (run.finished()) finish(self, rt, run.take_outputs());
       },
       [=](msg::batch_done_atom, BatchResultPtr result) { on_batch_done(self, rt, result); },
-      [=](msg::deadline_atom) {
-        finish(self, rt, Error{ErrorCode::Timeout, "the run passed its deadline of " +
-                                                       std::to_string(rt->options.run_deadline.count()) + " ms"});
-      },
   };
 }
 

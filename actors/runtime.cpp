@@ -41,6 +41,7 @@ Runtime::Impl::Impl(RuntimeOptions opts) : options(std::move(opts)) {
   transfer_pool = std::make_unique<cpu::WorkerPool>(1);
   config = RuntimeConfig::initial(runtime_id, options.policy);
   cache = spawn_prepare_cache(*system, this);
+  ticker = spawn_deadline_ticker(*system, this);
   transfer = system->spawn(transfer_actor, this);
 }
 
@@ -61,6 +62,8 @@ Runtime::Impl::~Impl() {
   for (auto& [id, run] : runs) caf::anon_send_exit(run, caf::exit_reason::kill);
   caf::anon_send_exit(cache, caf::exit_reason::kill);
   caf::anon_send_exit(transfer, caf::exit_reason::kill);
+  caf::anon_send_exit(ticker, caf::exit_reason::kill);
+  caf::anon_send_exit(gateway, caf::exit_reason::kill);
   {
     std::lock_guard lock(mutex);
     for (auto& [id, slot] : engines) caf::anon_send_exit(slot.actor, caf::exit_reason::kill);
@@ -70,6 +73,8 @@ Runtime::Impl::~Impl() {
   runs.clear();
   cache = caf::actor{};
   transfer = caf::actor{};
+  ticker = caf::actor{};
+  gateway = caf::actor{};
   system.reset();
 }
 
@@ -122,7 +127,9 @@ void Runtime::Impl::forget_pipeline(uint64_t run) {
 
 // -- Runtime ------------------------------------------------------------------------
 
-Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
+  impl_->gateway = spawn_gateway(*impl_->system, this, impl_.get());
+}
 Runtime::~Runtime() = default;
 
 Status Runtime::register_engine(std::shared_ptr<Engine> engine, uint32_t preference,
@@ -202,7 +209,7 @@ void Runtime::prepare(std::shared_ptr<const SemanticProgram> program, std::vecto
       done(std::move(r));
     };
   }
-  job->done = rt.pending.track<PreparedProgramPtr>(std::move(finish), "prepare");
+  job->done = rt.pending.track<PreparedProgramPtr>(std::move(finish), "the preparation", rt.options.prepare_deadline);
   caf::anon_send(rt.cache, msg::prepare_atom::value, std::move(job));
 }
 
@@ -232,7 +239,7 @@ void Runtime::execute(PreparedProgramPtr prepared, std::vector<HostTensor> input
     return done(Error{ErrorCode::InputMismatch, "the inputs " + to_string(*projection) +
                                                     " do not fit the specialization the program was prepared for " +
                                                     to_string(prepared->projection)});
-  auto tracked = rt.pending.track<std::vector<HostTensor>>(std::move(done), "execute");
+  auto tracked = rt.pending.track<std::vector<HostTensor>>(std::move(done), "the run", rt.options.run_deadline);
   spawn_pipeline(&rt, std::move(prepared), std::move(inputs), std::move(*symbols), std::move(tracked), stats);
 }
 
@@ -247,6 +254,12 @@ std::future<Result<std::vector<HostTensor>>> Runtime::run(std::shared_ptr<const 
                                                           std::vector<HostTensor> inputs,
                                                           PrepareOptions options) {
   auto [callback, future] = future_callback<std::vector<HostTensor>>();
+  run(std::move(program), std::move(inputs), std::move(options), std::move(callback));
+  return std::move(future);
+}
+
+void Runtime::run(std::shared_ptr<const SemanticProgram> program, std::vector<HostTensor> inputs,
+                  PrepareOptions options, ExecuteCallback callback) {
   auto descriptors = describe_inputs(inputs, Endpoint{});
   auto shared_inputs = std::make_shared<std::vector<HostTensor>>(std::move(inputs));
   prepare(std::move(program), std::move(descriptors), std::move(options),
@@ -254,7 +267,6 @@ std::future<Result<std::vector<HostTensor>>> Runtime::run(std::shared_ptr<const 
             if (!prepared.ok()) return callback(prepared.error());
             execute(std::move(*prepared), std::move(*shared_inputs), std::move(callback));
           });
-  return std::move(future);
 }
 
 CacheStats Runtime::cache_stats() const {

@@ -117,6 +117,8 @@ class Runtime {
   std::future<Result<std::vector<HostTensor>>> run(std::shared_ptr<const SemanticProgram> program,
                                                    std::vector<HostTensor> inputs,
                                                    PrepareOptions options = {});
+  void run(std::shared_ptr<const SemanticProgram> program, std::vector<HostTensor> inputs,
+           PrepareOptions options, ExecuteCallback done);
 
   // -- the prepare cache --------------------------------------------------------
   CacheStats cache_stats() const;

@@ -57,6 +57,10 @@ struct Runtime::Impl {
   uint64_t next_run = 0;
   caf::actor cache;
   caf::actor transfer;
+  /// Fails requests past their deadline (PendingRequests::expire) on a tick.
+  caf::actor ticker;
+  /// The typed CAF-native interface (runtime_caf.hpp), as an untyped handle.
+  caf::actor gateway;
 
   RequestMemo memo;
   PlanCache plans;
@@ -88,6 +92,8 @@ struct Runtime::Impl {
 
 /// Behaviors of the actors (one file each).
 caf::actor spawn_prepare_cache(caf::actor_system& system, Runtime::Impl* rt);
+caf::actor spawn_deadline_ticker(caf::actor_system& system, Runtime::Impl* rt);
+caf::actor spawn_gateway(caf::actor_system& system, Runtime* runtime, Runtime::Impl* rt);
 caf::behavior engine_actor(caf::event_based_actor* self, std::shared_ptr<Engine> engine,
                            std::shared_ptr<EngineWatch> watch, Runtime::Impl* rt);
 caf::behavior transfer_actor(caf::event_based_actor* self, Runtime::Impl* rt);

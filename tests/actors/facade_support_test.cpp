@@ -109,3 +109,25 @@ TEST_CASE("completion racing shutdown fires each callback once", "[pending_reque
     CHECK(fired == 200);
   }
 }
+
+TEST_CASE("requests past their deadline fail with Timeout, the others stay", "[pending_requests]") {
+  using namespace std::chrono_literals;
+  PendingRequests pending;
+  std::optional<Error> short_error, long_error;
+  auto a = pending.track<int>([&](Result<int> r) { if (!r.ok()) short_error = r.error(); }, "the short one", 10ms);
+  auto b = pending.track<int>([&](Result<int> r) { if (!r.ok()) long_error = r.error(); }, "the long one", 1h);
+  auto c = pending.track<int>([&](Result<int>) {}, "no deadline");
+  const auto later = std::chrono::steady_clock::now() + 50ms;
+  CHECK(pending.expire(later) == 1);
+  REQUIRE(short_error);
+  CHECK(short_error->code() == ErrorCode::Timeout);
+  CHECK(short_error->message() == "the short one passed its deadline of 10 ms");
+  CHECK_FALSE(long_error);
+  CHECK(pending.size() == 2);
+  a(1);  // too late: ignored
+  b(2);
+  CHECK_FALSE(long_error);
+  CHECK(pending.expire(later + 2h) == 0);  // b finished, c has none
+  c(3);
+  CHECK(pending.size() == 0);
+}

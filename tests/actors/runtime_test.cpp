@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "actors/runtime.hpp"
+#include "actors/runtime_caf.hpp"
 #include "actors/runtime_impl.hpp"
 #include "core/program_json.hpp"
 #include "engines/cpu/cpu_engine.hpp"
@@ -336,6 +337,25 @@ TEST_CASE("an engine actor killed mid-run fails that run within a second", "[run
   }
 }
 
+TEST_CASE("a run past its deadline fails with Timeout on both paths", "[runtime]") {
+  for (bool direct : {true, false}) {
+    INFO("direct single batch: " << direct);
+    auto slow = std::make_shared<SlowEngine>(1200ms);
+    RuntimeOptions o = small_runtime();
+    o.direct_single_batch = direct;
+    o.run_deadline = 200ms;
+    Runtime rt{o};
+    REQUIRE(rt.register_engine(slow).ok());
+    const auto start = std::chrono::steady_clock::now();
+    auto r = rt.run(affine(1), {iota8()}).get();
+    const auto took = std::chrono::steady_clock::now() - start;
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code() == ErrorCode::Timeout);
+    CHECK(r.error().message() == "the run passed its deadline of 200 ms");
+    CHECK(took < 1000ms);
+  }
+}
+
 TEST_CASE("the pipeline actor path gives the hand-derived results", "[runtime]") {
   RuntimeOptions o = small_runtime();
   o.direct_single_batch = false;
@@ -444,4 +464,31 @@ TEST_CASE("an op that fails at run time names the op and engine and frees the ru
   REQUIRE_FALSE(out.ok());
   CHECK(out.error().message().find("scripted engine runs nothing") != std::string::npos);
   CHECK(out.error().message().find("at broken/host") != std::string::npos);
+}
+
+TEST_CASE("a CAF actor runs programs through the typed gateway", "[runtime][caf]") {
+  Runtime rt{small_runtime()};
+  REQUIRE(rt.register_engine(cpu_engine()).ok());
+  auto request = std::make_shared<const RunRequest>(RunRequest{affine(6), {iota8()}, {}});
+  auto got = std::make_shared<std::promise<RunResultPtr>>();
+  auto stats = std::make_shared<std::promise<CacheStatsReply>>();
+  auto future = got->get_future();
+  auto stats_future = stats->get_future();
+  runtime_gateway gw = gateway_of(rt);
+  // A client that is itself an event-based actor: request, then, no blocking.
+  actor_system_of(rt).spawn([=](caf::event_based_actor* self) {
+    self->request(gw, std::chrono::seconds(10), msg::run_atom::value, request)
+        .then([=](const RunResultPtr& r) {
+          got->set_value(r);
+          self->request(gw, std::chrono::seconds(10), msg::cache_stats_atom::value)
+              .then([=](const CacheStatsReply& s) { stats->set_value(s); });
+        });
+  });
+  REQUIRE(future.wait_for(10s) == std::future_status::ready);
+  RunResultPtr result = future.get();
+  REQUIRE(result);
+  REQUIRE(result->ok());
+  for (int i = 0; i < 8; ++i) CHECK((**result)[0].data_as<float>()[i] == static_cast<float>(i * 7 + 6));
+  REQUIRE(stats_future.wait_for(10s) == std::future_status::ready);
+  CHECK(stats_future.get()->productions == 1);
 }

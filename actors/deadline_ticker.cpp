@@ -1,0 +1,36 @@
+// The deadline ticker: every tick it fails the requests past their
+// deadline (PendingRequests::expire). One timer for all requests, so a
+// request's deadline costs no timer entry of its own (a delayed message
+// per run would pin memory for the whole deadline, minutes at a time).
+#include "actors/runtime_impl.hpp"
+
+namespace tenact {
+
+namespace {
+
+using tick_atom = caf::atom_constant<caf::atom("t_tick")>;
+
+// Ticks often enough for short deadlines (tests use a few hundred ms).
+std::chrono::milliseconds tick_of(const RuntimeOptions& o) {
+  const auto shortest = std::min(o.run_deadline, o.prepare_deadline);
+  return std::clamp(shortest / 10, std::chrono::milliseconds{5}, std::chrono::milliseconds{100});
+}
+
+caf::behavior deadline_ticker(caf::event_based_actor* self, Runtime::Impl* rt) {
+  const auto tick = tick_of(rt->options);
+  self->delayed_send(self, tick, tick_atom::value);
+  return {
+      [=](tick_atom) {
+        rt->pending.expire();
+        self->delayed_send(self, tick, tick_atom::value);
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_deadline_ticker(caf::actor_system& system, Runtime::Impl* rt) {
+  return system.spawn(deadline_ticker, rt);
+}
+
+}  // namespace tenact
