@@ -492,3 +492,27 @@ TEST_CASE("a CAF actor runs programs through the typed gateway", "[runtime][caf]
   REQUIRE(stats_future.wait_for(10s) == std::future_status::ready);
   CHECK(stats_future.get()->productions == 1);
 }
+
+TEST_CASE("cache_in_flight off retains nothing and clear empties the cache", "[runtime]") {
+  Runtime rt{small_runtime()};
+  REQUIRE(rt.register_engine(cpu_engine()).ok());
+  PrepareOptions transient;
+  transient.cache_in_flight = false;
+  REQUIRE(rt.run(affine(1), {iota8()}, transient).get().ok());
+  REQUIRE(rt.run(affine(1), {iota8()}, transient).get().ok());
+  CacheStats stats = rt.cache_stats();
+  CHECK(stats.productions == 2);  // nothing kept between them
+  CHECK(stats.entries == 0);
+  CHECK(stats.bytes == 0);
+  REQUIRE(rt.run(affine(1), {iota8()}).get().ok());
+  REQUIRE(rt.run(affine(1), {iota8()}).get().ok());
+  stats = rt.cache_stats();
+  CHECK(stats.productions == 3);
+  CHECK(stats.entries == 1);
+  rt.clear_cache();
+  stats = rt.cache_stats();
+  CHECK(stats.entries == 0);
+  CHECK(stats.bytes == 0);
+  REQUIRE(rt.run(affine(1), {iota8()}).get().ok());
+  CHECK(rt.cache_stats().productions == 4);  // produced again after clear
+}
