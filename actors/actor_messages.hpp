@@ -18,6 +18,8 @@ namespace tenact::msg {
 using prepare_atom = caf::atom_constant<caf::atom("t_prepare")>;
 /// planning thread -> cache actor: an entry was produced (ProductionPtr).
 using produced_atom = caf::atom_constant<caf::atom("t_produced")>;
+/// cache actor -> itself (deterministic scheduler only): produce now.
+using produce_atom = caf::atom_constant<caf::atom("t_produce")>;
 /// -> cache actor: reply CacheStatsPtr.
 using stats_atom = caf::atom_constant<caf::atom("t_stats")>;
 /// -> cache actor: drop every stored entry.

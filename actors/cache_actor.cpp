@@ -69,6 +69,13 @@ void handle_job(Self* self, Runtime::Impl* rt, PrepareJobPtr job) {
   const bool registered = std::get<CacheProduce>(found).registered;
   if (registered) self->state.waiters.emplace(waiter, job);
   caf::actor me = caf::actor_cast<caf::actor>(self);
+  if (rt->options.deterministic_scheduler) {
+    // A later turn of this actor produces (message order is the test's).
+    auto production = std::make_shared<Production>(
+        Production{std::move(*key), EntryFailed{Error{ErrorCode::Internal, "not produced yet"}, false, nullptr}, registered, job});
+    caf::anon_send(me, msg::produce_atom::value, std::move(production));
+    return;
+  }
   rt->planning_pool->post([me, job, key = std::move(*key), registered, trace = rt->options.trace]() mutable {
     const uint64_t begin = steady_now_ns();
     ProducedEntry outcome = produce_prepared_entry(*job->context, key, job->shared_root, job->inputs, job->engines);
@@ -102,6 +109,11 @@ caf::behavior prepare_cache_actor(Self* self, Runtime::Impl* rt) {
   return {
       [=](msg::prepare_atom, PrepareJobPtr job) { handle_job(self, rt, std::move(job)); },
       [=](msg::produced_atom, ProductionPtr p) { handle_production(self, rt, p); },
+      [=](msg::produce_atom, ProductionPtr p) {
+        p->outcome = produce_prepared_entry(*p->job->context, p->key, p->job->shared_root, p->job->inputs,
+                                            p->job->engines);
+        handle_production(self, rt, p);
+      },
       [=](msg::stats_atom) { return std::make_shared<CacheStats>(self->state.store->stats()); },
       [=](msg::clear_atom) {
         self->state.store->clear();

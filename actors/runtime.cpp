@@ -35,7 +35,9 @@ std::pair<std::function<void(Result<T>)>, std::future<Result<T>>> future_callbac
 Runtime::Impl::Impl(RuntimeOptions opts) : options(std::move(opts)) {
   runtime_id = options.runtime_id ? options.runtime_id : g_next_runtime_id.fetch_add(1);
   cfg.set("scheduler.max-threads", default_threads(options.scheduler_threads));
-  cfg.set("scheduler.policy", options.sharing_scheduler ? caf::atom("sharing") : caf::atom("stealing"));
+  cfg.set("scheduler.policy", options.deterministic_scheduler ? caf::atom("testing")
+                              : options.sharing_scheduler       ? caf::atom("sharing")
+                                                                : caf::atom("stealing"));
   system = std::make_unique<caf::actor_system>(cfg);
   planning_pool = std::make_unique<cpu::WorkerPool>(std::max<size_t>(1, options.planning_threads));
   transfer_pool = std::make_unique<cpu::WorkerPool>(1);
@@ -70,6 +72,7 @@ Runtime::Impl::~Impl() {
     engines.clear();
     pipelines.clear();
   }
+  if (options.deterministic_scheduler) drive_scheduler(*system);  // lets the actors see their exits
   runs.clear();
   cache = caf::actor{};
   transfer = caf::actor{};

@@ -65,6 +65,12 @@ struct RuntimeOptions {
   /// instead of four. The engine actor's death still fails it at once.
   /// Off: every run has its pipeline actor (tracing always does).
   bool direct_single_batch = true;
+  /// Tests about message order: CAF's deterministic test coordinator
+  /// instead of scheduler threads, and productions as messages to the
+  /// cache actor instead of planning-thread work. Nothing runs until the
+  /// test drives the scheduler (runtime_caf.hpp, drive_scheduler);
+  /// cache_stats() and execute() are not for this mode.
+  bool deterministic_scheduler = false;
 };
 
 using PreparedProgramPtr = std::shared_ptr<const PreparedProgram>;

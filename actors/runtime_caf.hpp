@@ -44,6 +44,11 @@ runtime_gateway gateway_of(Runtime& runtime);
 /// The runtime's actor system, to spawn client actors in.
 caf::actor_system& actor_system_of(Runtime& runtime);
 
+/// With RuntimeOptions::deterministic_scheduler: runs every pending actor
+/// job on the calling thread, in order, until none is left; returns how
+/// many ran. (Otherwise: 0, nothing happens.)
+size_t drive_scheduler(caf::actor_system& system);
+
 }  // namespace tenact
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tenact::RunRequestPtr)

@@ -24,6 +24,7 @@
 #include "actors/pending_requests.hpp"
 #include "actors/pipeline/plan_cache.hpp"
 #include "actors/request_memo.hpp"
+#include "actors/runtime_caf.hpp"
 #include "actors/runtime.hpp"
 #include "engines/cpu/kernels/worker_pool.hpp"
 #include "transfer/providers.hpp"

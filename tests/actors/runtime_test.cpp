@@ -516,3 +516,36 @@ TEST_CASE("cache_in_flight off retains nothing and clear empties the cache", "[r
   REQUIRE(rt.run(affine(1), {iota8()}).get().ok());
   CHECK(rt.cache_stats().productions == 4);  // produced again after clear
 }
+
+TEST_CASE("requests for one key meet in the cache actor's mailbox, in message order", "[runtime][caf]") {
+  // CAF's deterministic test coordinator: nothing runs until the test
+  // drives it, so the order of the messages is exactly the order sent.
+  RuntimeOptions o = small_runtime();
+  o.deterministic_scheduler = true;
+  Runtime rt{o};
+  auto engine = std::make_shared<testing::ScriptedEngine>("det", std::vector<std::string>{"host"});
+  REQUIRE(rt.register_engine(engine).ok());
+  auto program = batched();
+  std::vector<std::future<Result<PreparedProgramPtr>>> waiting;
+  for (int i = 0; i < 3; ++i) waiting.push_back(rt.prepare(program, {f32_input({2, 4})}));
+  for (auto& f : waiting) CHECK(f.wait_for(0s) == std::future_status::timeout);
+  CHECK(engine->calls == 0);
+  // Turn 1: the first request misses and schedules its production as a
+  // later message; requests 2 and 3 join it; the production answers all.
+  CHECK(drive_scheduler(actor_system_of(rt)) > 0);
+  std::vector<PreparedProgramPtr> got;
+  for (auto& f : waiting) {
+    REQUIRE(f.wait_for(0s) == std::future_status::ready);
+    auto r = f.get();
+    REQUIRE(r.ok());
+    got.push_back(*r);
+  }
+  CHECK(got[0] == got[1]);
+  CHECK(got[1] == got[2]);
+  CHECK(engine->calls == 1);  // one op, prepared once
+  // A repeat is answered by the facade at once, without the actor.
+  auto again = rt.prepare(program, {f32_input({2, 4})});
+  REQUIRE(again.wait_for(0s) == std::future_status::ready);
+  CHECK(again.get().value() == got[0]);
+  CHECK(engine->calls == 1);
+}
