@@ -466,6 +466,20 @@ TEST_CASE("an op that fails at run time names the op and engine and frees the ru
   CHECK(out.error().message().find("at broken/host") != std::string::npos);
 }
 
+namespace {
+
+void gateway_client(caf::event_based_actor* self, runtime_gateway gw, RunRequestPtr request,
+                    std::shared_ptr<std::promise<RunResultPtr>> got,
+                    std::shared_ptr<std::promise<CacheStatsReply>> stats) {
+  self->request(gw, std::chrono::seconds(10), msg::run_atom::value, request).then([=](const RunResultPtr& r) {
+    got->set_value(r);
+    self->request(gw, std::chrono::seconds(10), msg::cache_stats_atom::value)
+        .then([=](const CacheStatsReply& s) { stats->set_value(s); });
+  });
+}
+
+}  // namespace
+
 TEST_CASE("a CAF actor runs programs through the typed gateway", "[runtime][caf]") {
   Runtime rt{small_runtime()};
   REQUIRE(rt.register_engine(cpu_engine()).ok());
@@ -474,16 +488,10 @@ TEST_CASE("a CAF actor runs programs through the typed gateway", "[runtime][caf]
   auto stats = std::make_shared<std::promise<CacheStatsReply>>();
   auto future = got->get_future();
   auto stats_future = stats->get_future();
-  runtime_gateway gw = gateway_of(rt);
-  // A client that is itself an event-based actor: request, then, no blocking.
-  actor_system_of(rt).spawn([=](caf::event_based_actor* self) {
-    self->request(gw, std::chrono::seconds(10), msg::run_atom::value, request)
-        .then([=](const RunResultPtr& r) {
-          got->set_value(r);
-          self->request(gw, std::chrono::seconds(10), msg::cache_stats_atom::value)
-              .then([=](const CacheStatsReply& s) { stats->set_value(s); });
-        });
-  });
+  // A client that is itself an event-based actor: request, then, no
+  // blocking. (Spawned from a function with arguments: CAF 0.17's
+  // argument-less spawn binds a null tuple pointer, which UBSan reports.)
+  actor_system_of(rt).spawn(gateway_client, gateway_of(rt), request, got, stats);
   REQUIRE(future.wait_for(10s) == std::future_status::ready);
   RunResultPtr result = future.get();
   REQUIRE(result);
