@@ -54,9 +54,13 @@ inline float copy_sign_bits(float magnitude, float sign) {
                               (std::bit_cast<uint32_t>(sign) & 0x80000000u));
 }
 
-/// e^x for x already clamped to [-104, 88.8] (never NaN). Results below
-/// 2^-126 are rounded once into the subnormal range (two-step scaling).
-inline float exp_clamped(float x) {
+/// e^x = e^r · 2^n for x in [-104, 88.8]: the polynomial value e^r in
+/// [0.7, 1.42] and n in [-151, 128]. Shared by the two scalings below.
+struct ExpReduced {
+  float mantissa;
+  int32_t n;
+};
+inline ExpReduced exp_reduce(float x) {
   // n = round(x / ln2) by the 1.5·2^23 trick (exact for |n| < 2^22); the
   // integer n comes from the same bits, so n and ni always agree.
   const float shifted = x * 1.44269504088896341f + 12582912.0f;
@@ -74,13 +78,29 @@ inline float exp_clamped(float x) {
   p = p * r + 5.0000001201e-1f;
   float y = p * r2 + r;
   y = y + 1.0f;
+  return {y, ni};
+}
+
+/// e^x for x already clamped to [-104, 88.8] (never NaN). Results below
+/// 2^-126 are rounded once into the subnormal range (two-step scaling).
+inline float exp_clamped(float x) {
+  const ExpReduced e = exp_reduce(x);
   // 2^n as two normal factors (n in [-151, 128]), so a subnormal result is
   // rounded once, by the last multiplication.
-  const int32_t n1 = ni >> 1;
-  const int32_t n2 = ni - n1;
+  const int32_t n1 = e.n >> 1;
+  const int32_t n2 = e.n - n1;
   const float s1 = std::bit_cast<float>(static_cast<uint32_t>(n1 + 127) << 23);
   const float s2 = std::bit_cast<float>(static_cast<uint32_t>(n2 + 127) << 23);
-  return (y * s1) * s2;
+  return (e.mantissa * s1) * s2;
+}
+
+/// e^x for x in [0, 20] (tanh's range): n is in [0, 29] and the result a
+/// normal number, so scaling by 2^n is exact in one multiplication and gives
+/// exp_clamped's bits (checked over all 2^32 tanh inputs) with 5 fewer
+/// operations.
+inline float exp_tanh_range(float x) {
+  const ExpReduced e = exp_reduce(x);
+  return e.mantissa * std::bit_cast<float>(static_cast<uint32_t>(e.n + 127) << 23);
 }
 
 /// e^x: +inf above ln(FLT_MAX), +0 below ln(2^-150), NaN stays NaN.
@@ -137,7 +157,7 @@ inline float tanh_f32(float x) {
   p = p * z - 3.33332819422e-1f;
   const float small = p * z * a + a;
   const float ac = select(a < 10.0f, a, 10.0f);  // NaN -> 10, fixed below
-  const float e = exp_clamped(ac + ac);
+  const float e = exp_tanh_range(ac + ac);
   const float large = 1.0f - 2.0f / (e + 1.0f);
   const float r = copy_sign_bits(select(a < 0.625f, small, large), x);
   return select(x != x, x, r);
