@@ -47,6 +47,13 @@ void finish(Self* self, Runtime::Impl* rt, Result<std::vector<HostTensor>> resul
   self->quit();
 }
 
+// Records a finished batch in the run: its outputs, or its failure (also
+// when the outputs do not fit the units).
+void record_batch(PipelineRun& run, std::span<const uint32_t> units, Result<std::vector<HostTensor>> result) {
+  if (!result.ok()) return run.fail_batch(units, result.error());
+  if (Status stored = run.batch_done(units, std::move(*result)); !stored.ok()) run.fail_batch(units, stored.error());
+}
+
 // The ops of a batch of compute units at one location, with operands
 // resolved to batch inputs or earlier batch results (slots are SSA: one
 // producer each).
@@ -162,13 +169,8 @@ void on_batch_done(Self* self, Runtime::Impl* rt, const BatchResultPtr& result) 
   st.batches.erase(it);
   if (rt->options.trace && result->timings) trace_batch(self, rt, *result, units);
   PipelineRun& run = *st.init->run;
-  if (!result->result.ok()) {
-    run.fail_batch(units, result->result.error());
-  } else {
-    Status stored = run.batch_done(units, std::move(result->result.value()));
-    if (!stored.ok()) run.fail_batch(units, stored.error());
-    else if (st.init->stats) st.init->stats->units += units.size();
-  }
+  record_batch(run, units, std::move(result->result));
+  if (!run.failed() && st.init->stats) st.init->stats->units += units.size();
   if (!run.failed()) dispatch(self, rt);
   if (run.failed()) return finish(self, rt, *run.error());  // fail fast: in-flight work is left to finish
   if (run.finished()) finish(self, rt, run.take_outputs());
@@ -245,11 +247,7 @@ void run_single_batch(Runtime::Impl* rt, PipelineRun run, const SymbolBindings& 
   slot->engine->launch_batch(std::move(work), [rt, state, units, fire, watch = slot->watch, token](
                                                   Result<std::vector<HostTensor>> r) {
     watch->remove(token);
-    if (!r.ok()) {
-      state->fail_batch(*units, r.error());
-    } else if (Status stored = state->batch_done(*units, std::move(*r)); !stored.ok()) {
-      state->fail_batch(*units, stored.error());
-    }
+    record_batch(*state, *units, std::move(r));
     fire(state->take_outputs());
     rt->work_finished();
   });

@@ -13,12 +13,6 @@ std::string describe(const BatchWork& work, size_t i) {
   return "batch op " + std::to_string(i) + " (" + std::string{to_string(work.ops[i].op->kind)} + ")";
 }
 
-const Scalar* splat_of(const PreparedOp& op) {
-  if (op.kind != OpKind::Constant) return nullptr;
-  const auto* attrs = std::get_if<ConstantAttrs>(&op.attrs);
-  return attrs && attrs->splat ? &*attrs->splat : nullptr;
-}
-
 class BatchRunner {
  public:
   BatchRunner(const BatchWork& work, WorkerPool& pool, FusedCounters* counters)
@@ -92,11 +86,9 @@ class BatchRunner {
     std::map<uint32_t, HostTensor> scalars;  // splat constants as rank-0 inputs
     for (uint32_t j = region.first; j < region.first + region.count; ++j) {
       const PreparedOp& op = *work_.ops[j].op;
-      if (const Scalar* splat = splat_of(op)) {
-        auto scalar = HostTensor::zeros(op.results[0].dtype, {});
-        if (!scalar.ok()) return scalar.error().with_context(where);
-        splat->store(scalar->dtype(), scalar->data());
-        scalars.emplace(id_of(BatchRef::op(j)), std::move(*scalar));
+      if (auto scalar = splat_as_scalar(op.kind, op.attrs, op.results[0].dtype)) {
+        if (!scalar->ok()) return scalar->error().with_context(where);
+        scalars.emplace(id_of(BatchRef::op(j)), std::move(**scalar));
         continue;
       }
       ChainOp c{op.kind, op.attrs, {}, {id_of(BatchRef::op(j)), op.results[0].dtype}};

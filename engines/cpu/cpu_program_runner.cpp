@@ -98,14 +98,11 @@ class Runner {
   // An absorbed splat constant enters its region as a rank-0 scalar.
   Status place_splat(uint32_t i) {
     const ExecInstruction& ins = e_.instructions[i];
-    const auto* attrs = std::get_if<ConstantAttrs>(&ins.attrs);
-    if (!attrs || !attrs->splat || ins.outputs.size() != 1)
-      return Error{ErrorCode::Internal, p_.describe_op(ins.semantic_op) + " is no splat constant"};
-    const SlotId out = ins.outputs[0];
-    auto scalar = HostTensor::zeros(e_.slot_type(out).dtype, {});
-    if (!scalar.ok()) return scalar.error().with_context(p_.describe_op(ins.semantic_op));
-    attrs->splat->store(scalar->dtype(), scalar->data());
-    values_[out] = std::move(*scalar);
+    auto scalar = ins.outputs.size() == 1 ? splat_as_scalar(ins.kind, ins.attrs, e_.slot_type(ins.outputs[0]).dtype)
+                                          : std::nullopt;
+    if (!scalar) return Error{ErrorCode::Internal, p_.describe_op(ins.semantic_op) + " is no splat constant"};
+    if (!scalar->ok()) return scalar->error().with_context(p_.describe_op(ins.semantic_op));
+    values_[ins.outputs[0]] = std::move(**scalar);
     return ok_status();
   }
 

@@ -376,4 +376,12 @@ Result<ChainRegion> region_from_chain(std::span<const ChainOp> ops,
   return chain;
 }
 
+std::optional<Result<HostTensor>> splat_as_scalar(OpKind kind, const OpAttrs& attrs, DType dtype) {
+  const auto* constant = kind == OpKind::Constant ? std::get_if<ConstantAttrs>(&attrs) : nullptr;
+  if (!constant || !constant->splat) return std::nullopt;
+  auto scalar = HostTensor::zeros(dtype, {});
+  if (scalar.ok()) constant->splat->store(scalar->dtype(), scalar->data());
+  return scalar;
+}
+
 }  // namespace tenact::cpu

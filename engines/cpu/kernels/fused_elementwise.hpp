@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -151,5 +152,10 @@ struct ChainRegion {
 /// InputMismatch when a value is used with two different dtypes.
 Result<ChainRegion> region_from_chain(std::span<const ChainOp> ops,
                                       std::span<const uint32_t> live_out);
+
+/// The value of a splat constant (a Constant op whose attributes carry
+/// `splat`) as the rank-0 tensor a region reads in its place; nullopt when
+/// `kind`/`attrs` are not a splat constant. Errors: those of allocating.
+std::optional<Result<HostTensor>> splat_as_scalar(OpKind kind, const OpAttrs& attrs, DType dtype);
 
 }  // namespace tenact::cpu
