@@ -11,14 +11,27 @@ target_include_directories(tenact_xxhash SYSTEM INTERFACE ${XXHASH_INCLUDE_DIR})
 target_link_libraries(tenact_xxhash INTERFACE ${XXHASH_LIBRARY})
 
 # CAF 0.17.6: Debian's libcaf-dev ships neither a CMake config nor pkg-config.
-find_path(CAF_INCLUDE_DIR caf/all.hpp REQUIRED)
-find_library(CAF_CORE_LIBRARY caf_core REQUIRED)
-find_library(CAF_IO_LIBRARY caf_io REQUIRED)
+# TENACT_CAF_ROOT names another installation of the same version (the
+# ThreadSanitizer variant uses one built from Debian's source with
+# -fsanitize=thread, scripts/build-caf-tsan.sh); headers and library then come
+# from there only, so the two never mix.
+set(TENACT_CAF_ROOT "" CACHE PATH "Use the CAF 0.17.6 installed under this prefix instead of the system's")
+if(NOT "${TENACT_CAF_ROOT}" STREQUAL "${TENACT_CAF_ROOT_FOUND}")
+  unset(CAF_INCLUDE_DIR CACHE)
+  unset(CAF_CORE_LIBRARY CACHE)
+  set(TENACT_CAF_ROOT_FOUND "${TENACT_CAF_ROOT}" CACHE INTERNAL "TENACT_CAF_ROOT the CAF paths were found for")
+endif()
+if(TENACT_CAF_ROOT)
+  find_path(CAF_INCLUDE_DIR caf/all.hpp PATHS "${TENACT_CAF_ROOT}/include" NO_DEFAULT_PATH REQUIRED)
+  find_library(CAF_CORE_LIBRARY caf_core PATHS "${TENACT_CAF_ROOT}/lib" NO_DEFAULT_PATH REQUIRED)
+  message(STATUS "tenact: CAF from ${TENACT_CAF_ROOT}")
+else()
+  find_path(CAF_INCLUDE_DIR caf/all.hpp REQUIRED)
+  find_library(CAF_CORE_LIBRARY caf_core REQUIRED)
+endif()
 add_library(caf::core INTERFACE IMPORTED)
 target_include_directories(caf::core SYSTEM INTERFACE ${CAF_INCLUDE_DIR})
 target_link_libraries(caf::core INTERFACE ${CAF_CORE_LIBRARY} Threads::Threads)
-add_library(caf::io INTERFACE IMPORTED)
-target_link_libraries(caf::io INTERFACE ${CAF_IO_LIBRARY} caf::core)
 
 # Asio (standalone, header only).
 find_path(ASIO_INCLUDE_DIR asio.hpp REQUIRED)

@@ -10,7 +10,9 @@ shift || true
 case "$variant" in
   release) dir=build;      flags=(-DCMAKE_BUILD_TYPE=Release) ;;
   asan)    dir=build-asan; flags=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS=-O1 -DTENACT_ASAN=ON -DTENACT_BUILD_BENCH=OFF -DTENACT_BUILD_TOOLS=OFF) ;;
-  tsan)    dir=build-tsan; flags=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS=-O1 -DTENACT_TSAN=ON -DTENACT_BUILD_BENCH=OFF -DTENACT_BUILD_TOOLS=OFF) ;;
+  tsan)    dir=build-tsan; flags=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS=-O1 -DTENACT_TSAN=ON -DTENACT_BUILD_BENCH=OFF -DTENACT_BUILD_TOOLS=OFF
+                                   -DTENACT_CAF_ROOT="$root/build-caf-tsan/install")
+           bash "$root/scripts/build-caf-tsan.sh" ;;
   fuzz)    dir=build-fuzz; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DTENACT_BUILD_FUZZ=ON -DTENACT_BUILD_TESTS=OFF -DTENACT_BUILD_BENCH=OFF -DTENACT_BUILD_TOOLS=OFF -DTENACT_BUILD_CUDA=OFF) ;;
   *) echo "build.sh: unknown variant '$variant' (release, asan, tsan, fuzz)" >&2; exit 2 ;;
 esac

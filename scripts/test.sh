@@ -6,12 +6,11 @@
 #   3. ThreadSanitizer: the tests about threads (worker pool, fused regions
 #      over the pool, engine launches, the prepare-cache store with its
 #      concurrently read index, pipeline runs, the facade's memo and pending
-#      requests); OpenBLAS is not instrumented, so the BLAS-backed tests stay
-#      out of this variant. Debian's CAF is not instrumented either: its
-#      lock-free mailboxes hide every happens-before edge between actors from
-#      TSan, so the CAF-level tests (actor_tests) run under ASan+LSan and
-#      in the release build instead (building CAF with -fsanitize=thread is
-#      the way to bring them here)
+#      requests) and the CAF-level runtime tests (actor_tests), against a
+#      libcaf_core built with -fsanitize=thread from Debian's source
+#      (scripts/build-caf-tsan.sh; Debian's own library is not instrumented
+#      and hides every happens-before edge between actors). OpenBLAS is not
+#      instrumented, so the BLAS-backed tests stay out of this variant.
 #   4. the libFuzzer targets, briefly, from the seed corpus
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,12 +31,13 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
   ctest --test-dir "$root/build-asan" --output-on-failure -j "$jobs"
 
 section "ThreadSanitizer build"
-bash "$root/scripts/build.sh" tsan cpu_kernel_tests cpu_engine_tests actor_core_tests
+bash "$root/scripts/build.sh" tsan cpu_kernel_tests cpu_engine_tests actor_core_tests actor_tests
 section "tests (tsan)"
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 "$root/build-tsan/tests/engines/cpu/cpu_kernel_tests" "[worker_pool],[fused]"
 "$root/build-tsan/tests/engines/cpu/cpu_engine_tests"
 "$root/build-tsan/tests/actors/actor_core_tests"
+"$root/build-tsan/tests/actors/actor_tests"
 unset TSAN_OPTIONS
 
 section "fuzzers"
