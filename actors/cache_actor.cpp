@@ -77,6 +77,7 @@ void handle_job(Self* self, Runtime::Impl* rt, PrepareJobPtr job) {
     return;
   }
   rt->planning_pool->post([me, job, key = std::move(*key), registered, trace = rt->options.trace]() mutable {
+    RuntimeThreadScope runtime_thread;
     const uint64_t begin = steady_now_ns();
     ProducedEntry outcome = produce_prepared_entry(*job->context, key, job->shared_root, job->inputs, job->engines);
     if (trace)

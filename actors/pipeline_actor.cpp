@@ -237,6 +237,7 @@ void run_single_batch(Runtime::Impl* rt, PipelineRun run, const SymbolBindings& 
     return fire(Error{ErrorCode::EngineDown, "the engine actor of engine '" + where.engine + "' is down"});
   BatchWork work = build_work(run, batches[0].units, nullptr);
   work.symbols = symbols;
+  work.caller_may_run = rt->options.caller_runs_small_batches && !on_runtime_thread();
   if (stats) {
     stats->batches += 1;
     stats->units += batches[0].units.size();
@@ -246,6 +247,10 @@ void run_single_batch(Runtime::Impl* rt, PipelineRun run, const SymbolBindings& 
   rt->work_started();
   slot->engine->launch_batch(std::move(work), [rt, state, units, fire, watch = slot->watch, token](
                                                   Result<std::vector<HostTensor>> r) {
+    // On an engine thread, or on the caller's when the engine ran the batch
+    // inline; either way a request the callback issues must not run inline
+    // (which also bounds the stack when callbacks chain requests).
+    RuntimeThreadScope runtime_thread;
     watch->remove(token);
     record_batch(*state, *units, std::move(r));
     fire(state->take_outputs());

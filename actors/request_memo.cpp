@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <mutex>
 
+#include "planning/specialization_projection.hpp"
+
 namespace tenact {
 
 namespace {
@@ -15,6 +17,30 @@ void mix_string(uint64_t& h, const std::string& s) { mix(h, std::hash<std::strin
 
 bool same_program(const SemanticProgram& a, const SemanticProgram& b) {
   return &a == &b || (a.fingerprint() == b.fingerprint() && a == b);
+}
+
+bool same_apart_from_alignment(const InputDescriptor& a, const InputDescriptor& b) {
+  return a.dtype == b.dtype && a.shape == b.shape && a.strides == b.strides && a.placement == b.placement;
+}
+
+bool same_apart_from_alignment(std::span<const InputDescriptor> a, std::span<const InputDescriptor> b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const InputDescriptor& x, const InputDescriptor& y) { return same_apart_from_alignment(x, y); });
+}
+
+// Whether `prepared` serves inputs that match its request apart from their
+// alignment: always when its plan relies on no alignment; otherwise when
+// the inputs project onto the same specialization (alignment projects to
+// min(required, actual), and requirements only widen, so equal final
+// projections mean every step of the preparation saw the same request).
+bool alignment_fits(const PreparedProgram& prepared, const SemanticProgram& program,
+                    std::span<const InputDescriptor> inputs) {
+  const bool relies_on_alignment =
+      std::any_of(prepared.requirements.inputs.begin(), prepared.requirements.inputs.end(),
+                  [](const InputRequirement& r) { return r.alignment_log2.has_value(); });
+  if (!relies_on_alignment) return true;
+  auto projection = project(program, prepared.requirements, inputs);
+  return projection.ok() && *projection == prepared.projection;
 }
 
 }  // namespace
@@ -33,7 +59,6 @@ uint64_t RequestMemo::hash_of(const SemanticProgram& program, std::span<const In
     for (int64_t s : in.strides) mix(h, static_cast<uint64_t>(s));
     mix_string(h, in.placement.engine);
     mix_string(h, in.placement.storage_class);
-    mix(h, in.alignment_log2 ? *in.alignment_log2 + 1u : 0u);
   }
   return h;
 }
@@ -48,9 +73,8 @@ std::shared_ptr<const PreparedProgram> RequestMemo::find(const SemanticProgram& 
   auto [begin, end] = shard.entries.equal_range(h);
   for (auto it = begin; it != end; ++it) {
     const Entry& e = it->second;
-    if (e.epoch == epoch && e.options == options && std::equal(e.inputs.begin(), e.inputs.end(),
-                                                               inputs.begin(), inputs.end()) &&
-        same_program(*e.program, program)) {
+    if (e.epoch == epoch && e.options == options && same_apart_from_alignment(e.inputs, inputs) &&
+        same_program(*e.program, program) && alignment_fits(*e.prepared, program, inputs)) {
       hits_.fetch_add(1, std::memory_order_relaxed);
       return e.prepared;
     }

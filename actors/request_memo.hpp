@@ -5,7 +5,11 @@
 //
 // Sound because preparation is deterministic in exactly these inputs: the
 // same program, descriptors and options under the same configuration
-// snapshot resolve to the same prepared-entry key. The memo is only a
+// snapshot resolve to the same prepared-entry key. A buffer's alignment is
+// the one part of a descriptor that changes between fresh allocations of
+// the same tensor, and it only matters through the specialization
+// projection: descriptors that differ only in alignment match an entry
+// whose plan relies on no alignment, or whose projection they reproduce. The memo is only a
 // shortcut to entries the cache holds: the cache actor clears it whenever
 // it drops entries (eviction, clear, a new epoch), so a memo hit never
 // serves what the cache has let go.

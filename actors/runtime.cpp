@@ -21,6 +21,15 @@ size_t default_threads(size_t asked) {
   return std::max<size_t>(2, std::thread::hardware_concurrency());
 }
 
+// Marks every thread CAF starts (scheduler workers, timer, …) as a runtime
+// thread: a request issued there never runs kernels inline.
+class MarkRuntimeThreads final : public caf::thread_hook {
+ public:
+  void init(caf::actor_system&) override {}
+  void thread_started() override { mark_runtime_thread(); }
+  void thread_terminates() override {}
+};
+
 template <class T>
 std::pair<std::function<void(Result<T>)>, std::future<Result<T>>> future_callback() {
   auto promise = std::make_shared<std::promise<Result<T>>>();
@@ -38,6 +47,7 @@ Runtime::Impl::Impl(RuntimeOptions opts) : options(std::move(opts)) {
   cfg.set("scheduler.policy", options.deterministic_scheduler ? caf::atom("testing")
                               : options.sharing_scheduler       ? caf::atom("sharing")
                                                                 : caf::atom("stealing"));
+  cfg.add_thread_hook<MarkRuntimeThreads>();
   system = std::make_unique<caf::actor_system>(cfg);
   planning_pool = std::make_unique<cpu::WorkerPool>(std::max<size_t>(1, options.planning_threads));
   transfer_pool = std::make_unique<cpu::WorkerPool>(1);

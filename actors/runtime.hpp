@@ -65,6 +65,14 @@ struct RuntimeOptions {
   /// instead of four. The engine actor's death still fails it at once.
   /// Off: every run has its pipeline actor (tracing always does).
   bool direct_single_batch = true;
+  /// On the direct single-batch path, a request issued from a client's own
+  /// thread (not one of the runtime's: CAF's, the planning and transfer
+  /// pools, engine completions) lets the engine run the batch on that
+  /// thread when it judges the work cheaper than a hand-off to its own
+  /// threads (BatchWork::caller_may_run; the CPU engine's bound is
+  /// CpuEngineOptions::inline_work_limit). The callback then runs before
+  /// execute()/run() returns. Off: every batch goes to the engine's threads.
+  bool caller_runs_small_batches = true;
   /// Tests about message order: CAF's deterministic test coordinator
   /// instead of scheduler threads, and productions as messages to the
   /// cache actor instead of planning-thread work. Nothing runs until the

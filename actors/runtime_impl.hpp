@@ -26,6 +26,7 @@
 #include "actors/request_memo.hpp"
 #include "actors/runtime_caf.hpp"
 #include "actors/runtime.hpp"
+#include "actors/runtime_threads.hpp"
 #include "engines/cpu/kernels/worker_pool.hpp"
 #include "transfer/providers.hpp"
 

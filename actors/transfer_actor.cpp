@@ -13,6 +13,7 @@ caf::behavior transfer_actor(caf::event_based_actor* self, Runtime::Impl* rt) {
       [=](msg::launch_atom, BatchJobPtr job) {
         rt->work_started();
         rt->transfer_pool->post([job, rt] {
+          RuntimeThreadScope runtime_thread;
           Result<std::vector<HostTensor>> out = std::vector<HostTensor>{};
           if (job->work.inputs.size() != 1) {
             out = Error{ErrorCode::Internal, "a transfer carries one value"};

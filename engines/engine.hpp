@@ -208,6 +208,12 @@ struct BatchWork {
   /// When set, the engine records when each op (or fused region) ran;
   /// written by the engine before `done` is called.
   std::shared_ptr<BatchTimings> timings;
+  /// Set by the runtime only when the launching thread is a client's own
+  /// thread (never a CAF scheduler thread or a runtime pool): the engine
+  /// may then run a batch it judges cheaper than a hand-off to its own
+  /// threads right there, calling `done` before launch_batch returns.
+  /// Engines that ignore it stay correct.
+  bool caller_may_run = false;
 };
 
 /// Checks the refs of `work` (each points at an input or an earlier op's

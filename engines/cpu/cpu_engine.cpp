@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "engines/cpu/batch_work_estimate.hpp"
 #include "engines/cpu/cpu_batch_runner.hpp"
 #include "engines/cpu/kernels/blas_threads.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
@@ -9,7 +10,7 @@
 namespace tenact::cpu {
 
 CpuEngine::CpuEngine(CpuEngineOptions options)
-    : pool_(std::make_unique<WorkerPool>(options.threads)) {
+    : pool_(std::make_unique<WorkerPool>(options.threads)), inline_work_limit_(options.inline_work_limit) {
   identity_.id = std::move(options.id);
   identity_.hardware_class = "x86_64-host";
   identity_.registration = options.registration;
@@ -60,6 +61,13 @@ void CpuEngine::launch_batch(BatchWork work, LaunchCompletion done) {
   if (Status valid = validate_batch(work); !valid.ok()) return done(valid.error());
   WorkerPool* pool = pool_.get();
   FusedCounters* counters = &fused_counters_;
+  if (work.caller_may_run && inline_work_limit_ > 0) {
+    auto estimate = linear_element_work(work);
+    if (estimate && *estimate <= inline_work_limit_) {
+      inline_batches_.fetch_add(1, std::memory_order_relaxed);
+      return done(run_batch_on_cpu(work, *pool, counters));
+    }
+  }
   pool_->post([work = std::move(work), done = std::move(done), pool, counters]() mutable {
     done(run_batch_on_cpu(work, *pool, counters));
   });

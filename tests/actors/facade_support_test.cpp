@@ -1,5 +1,6 @@
 // The facade's CAF-free helpers: the request memo (exact matching on
-// program, descriptors, options and epoch; clear; many threads) and the
+// program, descriptors apart from alignment, options and epoch; alignment
+// through the projection; clear; many threads) and the
 // pending-request registry (exactly-once completion, shutdown failing
 // what is pending, racing completions).
 #include <catch2/catch.hpp>
@@ -48,6 +49,43 @@ TEST_CASE("the memo answers exactly the request it stored", "[request_memo]") {
   CHECK(memo.hits() == 2);
   memo.clear();
   CHECK(memo.find(*p, same, "", 3) == nullptr);
+}
+
+TEST_CASE("descriptors differing only in alignment match unless the plan relies on it", "[request_memo]") {
+  RequestMemo memo;
+  auto p = program("negate");
+  InputDescriptor at64 = desc(4), at4096 = desc(4), at16 = desc(4);
+  at4096.alignment_log2 = 12;
+  at16.alignment_log2 = 4;
+
+  // A plan that relies on no alignment serves any fresh buffer.
+  auto free_plan = std::make_shared<PreparedProgram>();
+  free_plan->requirements.inputs = {InputRequirement{}};
+  free_plan->projection.inputs = {InputProjection{}};
+  memo.insert(p, {at64}, "", 1, free_plan);
+  CHECK(memo.find(*p, std::vector<InputDescriptor>{at4096}, "", 1) == free_plan);
+  CHECK(memo.find(*p, std::vector<InputDescriptor>{at16}, "", 1) == free_plan);
+
+  // A plan that relies on 2^6 bytes: buffers aligned to 2^6 or more project
+  // to "align 2^6" like the one it was prepared for; 2^4 does not.
+  auto aligned_plan = std::make_shared<PreparedProgram>();
+  InputRequirement needs64;
+  needs64.alignment_log2 = 6;
+  aligned_plan->requirements.inputs = {needs64};
+  InputProjection projected;
+  projected.alignment_log2 = 6;
+  aligned_plan->projection.inputs = {projected};
+  memo.insert(p, {at64}, "", 2, aligned_plan);
+  CHECK(memo.find(*p, std::vector<InputDescriptor>{at64}, "", 2) == aligned_plan);
+  CHECK(memo.find(*p, std::vector<InputDescriptor>{at4096}, "", 2) == aligned_plan);
+  CHECK(memo.find(*p, std::vector<InputDescriptor>{at16}, "", 2) == nullptr);
+
+  // The less aligned request gets its own entry next to the first.
+  auto low_plan = std::make_shared<PreparedProgram>(*aligned_plan);
+  low_plan->projection.inputs[0].alignment_log2 = 4;
+  memo.insert(p, {at16}, "", 2, low_plan);
+  CHECK(memo.find(*p, std::vector<InputDescriptor>{at16}, "", 2) == low_plan);
+  CHECK(memo.find(*p, std::vector<InputDescriptor>{at4096}, "", 2) == aligned_plan);
 }
 
 TEST_CASE("the memo stays bounded and consistent under many threads", "[request_memo]") {

@@ -557,3 +557,96 @@ TEST_CASE("requests for one key meet in the cache actor's mailbox, in message or
   CHECK(again.get().value() == got[0]);
   CHECK(engine->calls == 1);
 }
+
+namespace {
+
+// Set by a thread around its own call into the runtime: a callback that
+// sees it set ran on that thread, inside that call.
+thread_local bool t_inside_call = false;
+
+using RunCallback = std::function<void(Result<std::vector<HostTensor>>)>;
+
+void check_affine2(const Result<std::vector<HostTensor>>& r) {
+  REQUIRE(r.ok());
+  for (int i = 0; i < 8; ++i) CHECK((*r)[0].data_as<float>()[i] == static_cast<float>(i * 3 + 2));
+}
+
+// An actor that issues one run from its CAF scheduler thread and reports
+// whether the callback ran inside that call.
+void run_from_actor(caf::event_based_actor* self, Runtime* rt, std::shared_ptr<const SemanticProgram> program,
+                    std::shared_ptr<std::promise<bool>> inside) {
+  t_inside_call = true;
+  rt->run(program, {iota8()}, {}, [inside](Result<std::vector<HostTensor>> r) {
+    check_affine2(r);
+    inside->set_value(t_inside_call);
+  });
+  t_inside_call = false;
+  self->quit();
+}
+
+}  // namespace
+
+TEST_CASE("a small run issued on a client thread runs there; one issued on a runtime thread does not", "[runtime][inline]") {
+  Runtime rt{small_runtime()};
+  auto engine = cpu_engine();
+  REQUIRE(rt.register_engine(engine).ok());
+  auto program = affine(2);
+  check_affine2(rt.run(program, {iota8()}).get());  // prepared: later runs hit the memo
+  const uint64_t inline_before = engine->inline_batches();
+
+  // From this client thread: the batch runs here, the callback before run() returns.
+  bool inside = false;
+  t_inside_call = true;
+  rt.run(program, {iota8()}, {}, [&inside](Result<std::vector<HostTensor>> r) {
+    check_affine2(r);
+    inside = t_inside_call;
+  });
+  t_inside_call = false;
+  CHECK(inside);
+  CHECK(engine->inline_batches() == inline_before + 1);
+
+  // From a run's completion (a runtime thread even when the caller ran the
+  // batch): the nested run goes to the engine's threads.
+  auto nested = std::make_shared<std::promise<bool>>();
+  rt.run(program, {iota8()}, {}, [&rt, program, nested](Result<std::vector<HostTensor>> r) {
+    check_affine2(r);
+    t_inside_call = true;
+    rt.run(program, {iota8()}, {}, [nested](Result<std::vector<HostTensor>> r2) {
+      check_affine2(r2);
+      nested->set_value(t_inside_call);
+    });
+    t_inside_call = false;
+  });
+  auto nested_future = nested->get_future();
+  REQUIRE(nested_future.wait_for(10s) == std::future_status::ready);
+  CHECK_FALSE(nested_future.get());
+
+  // From a CAF scheduler thread: never inline.
+  auto from_actor = std::make_shared<std::promise<bool>>();
+  auto from_actor_future = from_actor->get_future();
+  actor_system_of(rt).spawn(run_from_actor, &rt, program, from_actor);
+  REQUIRE(from_actor_future.wait_for(10s) == std::future_status::ready);
+  CHECK_FALSE(from_actor_future.get());
+  CHECK(engine->inline_batches() == inline_before + 2);  // the outer run of the nested pair only
+}
+
+TEST_CASE("caller_runs_small_batches off sends every batch to the engine's threads", "[runtime][inline]") {
+  RuntimeOptions o = small_runtime();
+  o.caller_runs_small_batches = false;
+  Runtime rt{o};
+  auto engine = cpu_engine();
+  REQUIRE(rt.register_engine(engine).ok());
+  auto program = affine(2);
+  check_affine2(rt.run(program, {iota8()}).get());
+  for (int i = 0; i < 20; ++i) {
+    auto done = std::make_shared<std::promise<bool>>();
+    t_inside_call = true;
+    rt.run(program, {iota8()}, {}, [done](Result<std::vector<HostTensor>> r) {
+      check_affine2(r);
+      done->set_value(t_inside_call);
+    });
+    t_inside_call = false;
+    CHECK_FALSE(done->get_future().get());
+  }
+  CHECK(engine->inline_batches() == 0);
+}

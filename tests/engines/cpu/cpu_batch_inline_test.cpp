@@ -1,0 +1,193 @@
+// The CPU engine's estimate of a batch's work and the inline path it
+// guards: a batch a client thread launches with caller_may_run runs on that
+// thread when its linear work is at most inline_work_limit; any other batch
+// goes to the pool. Expected work figures are counted by hand from the
+// estimate's definition (batch_work_estimate.hpp).
+#include <catch2/catch.hpp>
+
+#include <future>
+#include <thread>
+
+#include "engines/cpu/batch_work_estimate.hpp"
+#include "engines/cpu/cpu_engine.hpp"
+
+using namespace tenact;
+using namespace tenact::cpu;
+
+namespace {
+
+std::shared_ptr<const PreparedOp> op_of(OpKind kind, Shape result_shape, OpAttrs attrs = NoAttrs{}) {
+  auto op = std::make_shared<PreparedOp>();
+  op->kind = kind;
+  op->attrs = std::move(attrs);
+  op->results = {ValueType{DType::F32, std::move(result_shape)}};
+  return op;
+}
+
+HostTensor f32_ramp(int64_t n, float scale) {
+  auto t = HostTensor::zeros(DType::F32, {n});
+  REQUIRE(t.ok());
+  for (int64_t i = 0; i < n; ++i) t->data_as<float>()[i] = scale * static_cast<float>(i % 7 + 1);
+  return *t;
+}
+
+// e = maximum((x * y + x) - y, x) on f32[n]: four ops, the last the output.
+BatchWork four_op_work(int64_t n) {
+  BatchWork w;
+  w.inputs = {f32_ramp(n, 1.0f), f32_ramp(n, 0.5f)};
+  const Shape s = exact_shape({n});
+  w.ops.push_back({op_of(OpKind::Multiply, s), {BatchRef::input(0), BatchRef::input(1)}});
+  w.ops.push_back({op_of(OpKind::Add, s), {BatchRef::op(0), BatchRef::input(0)}});
+  w.ops.push_back({op_of(OpKind::Subtract, s), {BatchRef::op(1), BatchRef::input(1)}});
+  w.ops.push_back({op_of(OpKind::Maximum, s), {BatchRef::op(2), BatchRef::input(0)}});
+  w.outputs = {BatchRef::op(3)};
+  return w;
+}
+
+void check_four_op_result(const HostTensor& e, int64_t n) {
+  REQUIRE(e.element_count() == n);
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = static_cast<float>(i % 7 + 1), y = 0.5f * x;
+    const float expected = std::max((x * y + x) - y, x);  // exact in f32 for these values
+    REQUIRE(e.data_as<float>()[i] == expected);
+  }
+}
+
+struct Launched {
+  bool before_return = false;  // done ran before launch_batch returned
+  std::thread::id thread;
+  Result<std::vector<HostTensor>> result = Error{ErrorCode::Internal, "not run"};
+};
+
+Launched launch_and_wait(CpuEngine& engine, BatchWork work) {
+  auto promise = std::make_shared<std::promise<Launched>>();
+  auto future = promise->get_future();
+  auto returned = std::make_shared<std::atomic<bool>>(false);
+  engine.launch_batch(std::move(work), [promise, returned](Result<std::vector<HostTensor>> r) {
+    Launched l;
+    l.before_return = !returned->load();
+    l.thread = std::this_thread::get_id();
+    l.result = std::move(r);
+    promise->set_value(std::move(l));
+  });
+  returned->store(true);
+  return future.get();
+}
+
+}  // namespace
+
+TEST_CASE("linear work counts every operand and result element", "[batch_estimate]") {
+  // Operands 2000 + 2000 + 2000 + 2000, results 4 x 1000.
+  CHECK(linear_element_work(four_op_work(1000)) == std::optional<uint64_t>{12000});
+
+  BatchWork w;
+  w.inputs = {f32_ramp(200, 1.0f)};
+  w.symbols = {{"N", 10}};
+  const DimExpr n = DimExpr::symbol("N");
+  // reshape to [N, 20] (200 + 200), reduce over axis 1 to [N] (200 + 10),
+  // a truncated copy at most N long: its bound counts (10 + 10).
+  w.ops.push_back({op_of(OpKind::Reshape, exact_shape({n, DimExpr::constant(20)})), {BatchRef::input(0)}});
+  w.ops.push_back({op_of(OpKind::ReduceSum, exact_shape({n})), {BatchRef::op(0)}});
+  w.ops.push_back({op_of(OpKind::Negate, Shape{ShapeExtent::upper_bound(n)}), {BatchRef::op(1)}});
+  CHECK(linear_element_work(w) == std::optional<uint64_t>{200 + 200 + 200 + 10 + 10 + 10});
+}
+
+TEST_CASE("no estimate for dot, extensions, unknown or unbound extents, or overflow", "[batch_estimate]") {
+  BatchWork dot = four_op_work(4);
+  dot.ops[3].op = op_of(OpKind::DotGeneral, exact_shape({4}));
+  CHECK_FALSE(linear_element_work(dot).has_value());
+
+  BatchWork ext = four_op_work(4);
+  ext.ops[0].op = op_of(OpKind::Extension, exact_shape({4}));
+  CHECK_FALSE(linear_element_work(ext).has_value());
+
+  BatchWork unknown = four_op_work(4);
+  unknown.ops[1].op = op_of(OpKind::Add, Shape{ShapeExtent::unknown()});
+  CHECK_FALSE(linear_element_work(unknown).has_value());
+
+  BatchWork unbound = four_op_work(4);
+  unbound.ops[1].op = op_of(OpKind::Add, exact_shape({DimExpr::symbol("M")}));
+  CHECK_FALSE(linear_element_work(unbound).has_value());
+
+  BatchWork huge = four_op_work(4);
+  const DimExpr big = DimExpr::constant(int64_t{1} << 40);
+  huge.ops[0].op = op_of(OpKind::Multiply, exact_shape({big, big}));
+  CHECK_FALSE(linear_element_work(huge).has_value());
+}
+
+TEST_CASE("a small batch the caller may run runs on the caller's thread", "[cpu_engine][inline]") {
+  CpuEngine engine{CpuEngineOptions{2}};
+  BatchWork work = four_op_work(1000);
+  work.caller_may_run = true;
+  Launched l = launch_and_wait(engine, std::move(work));
+  CHECK(l.before_return);
+  CHECK(l.thread == std::this_thread::get_id());
+  REQUIRE(l.result.ok());
+  REQUIRE(l.result->size() == 1);
+  check_four_op_result((*l.result)[0], 1000);
+  CHECK(engine.inline_batches() == 1);
+}
+
+TEST_CASE("other batches go to the pool", "[cpu_engine][inline]") {
+  SECTION("the caller did not allow it") {
+    CpuEngine engine{CpuEngineOptions{2}};
+    Launched l = launch_and_wait(engine, four_op_work(1000));
+    CHECK(l.thread != std::this_thread::get_id());
+    REQUIRE(l.result.ok());
+    check_four_op_result((*l.result)[0], 1000);
+    CHECK(engine.inline_batches() == 0);
+  }
+  SECTION("the work is over the limit") {
+    CpuEngineOptions o;
+    o.threads = 2;
+    o.inline_work_limit = 11999;  // the batch is 12000 visits
+    CpuEngine engine{o};
+    BatchWork work = four_op_work(1000);
+    work.caller_may_run = true;
+    Launched l = launch_and_wait(engine, std::move(work));
+    CHECK(l.thread != std::this_thread::get_id());
+    REQUIRE(l.result.ok());
+    check_four_op_result((*l.result)[0], 1000);
+    CHECK(engine.inline_batches() == 0);
+
+    BatchWork exact = four_op_work(1000);
+    exact.caller_may_run = true;
+    CpuEngineOptions at;
+    at.threads = 2;
+    at.inline_work_limit = 12000;
+    CpuEngine at_limit{at};
+    CHECK(launch_and_wait(at_limit, std::move(exact)).thread == std::this_thread::get_id());
+  }
+  SECTION("inlining is off") {
+    CpuEngineOptions o;
+    o.threads = 2;
+    o.inline_work_limit = 0;
+    CpuEngine engine{o};
+    BatchWork work = four_op_work(10);
+    work.caller_may_run = true;
+    CHECK(launch_and_wait(engine, std::move(work)).thread != std::this_thread::get_id());
+    CHECK(engine.inline_batches() == 0);
+  }
+  SECTION("a dot has no linear estimate") {
+    CpuEngine engine{CpuEngineOptions{2}};
+    BatchWork work;
+    auto a = HostTensor::zeros(DType::F32, {2, 2});
+    REQUIRE(a.ok());
+    for (int i = 0; i < 4; ++i) a->data_as<float>()[i] = static_cast<float>(i + 1);  // [[1, 2], [3, 4]]
+    work.inputs = {*a, *a};
+    DotGeneralAttrs attrs;
+    attrs.lhs_contracting_dimensions = {1};
+    attrs.rhs_contracting_dimensions = {0};
+    work.ops.push_back({op_of(OpKind::DotGeneral, exact_shape({2, 2}), attrs), {BatchRef::input(0), BatchRef::input(1)}});
+    work.outputs = {BatchRef::op(0)};
+    work.caller_may_run = true;
+    Launched l = launch_and_wait(engine, std::move(work));
+    CHECK(l.thread != std::this_thread::get_id());
+    REQUIRE(l.result.ok());
+    const float* c = (*l.result)[0].data_as<float>();
+    CHECK(c[0] == 7.0f);  // [[1, 2], [3, 4]]^2 = [[7, 10], [15, 22]]
+    CHECK(c[1] == 10.0f);
+    CHECK(c[2] == 15.0f);
+    CHECK(c[3] == 22.0f);
+  }
+}
