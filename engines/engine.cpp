@@ -67,6 +67,8 @@ Status validate_batch(const BatchWork& work) {
       TENACT_TRY(check_ref(ref, i, "op " + std::to_string(i)));
   }
   for (const BatchRef& ref : work.outputs) TENACT_TRY(check_ref(ref, work.ops.size(), "an output"));
+  if (!work.op_names.empty() && work.op_names.size() != work.ops.size())
+    return bad(std::to_string(work.op_names.size()) + " op names for " + std::to_string(work.ops.size()) + " ops");
   uint64_t end = 0;
   for (const BatchRegion& r : work.regions) {
     if (r.first < end || uint64_t{r.first} + r.count > work.ops.size() || r.count == 0)

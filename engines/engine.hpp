@@ -214,6 +214,9 @@ struct BatchWork {
   /// threads right there, calling `done` before launch_batch returns.
   /// Engines that ignore it stay correct.
   bool caller_may_run = false;
+  /// Optional, empty or one per op: how errors name each op (otherwise
+  /// "batch op I (KIND)"); for callers that know the program behind a batch.
+  std::vector<std::string> op_names;
 };
 
 /// Checks the refs of `work` (each points at an input or an earlier op's

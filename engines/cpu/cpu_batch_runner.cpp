@@ -10,6 +10,7 @@ namespace tenact::cpu {
 namespace {
 
 std::string describe(const BatchWork& work, size_t i) {
+  if (!work.op_names.empty()) return work.op_names[i];
   return "batch op " + std::to_string(i) + " (" + std::string{to_string(work.ops[i].op->kind)} + ")";
 }
 

@@ -3,11 +3,13 @@
 // reference executor: `tenact run` uses it until the actor runtime takes
 // over, and tests compare other engines against it.
 //
-// The elementwise regions planned by planning/elementwise_regions.hpp run
-// as fused regions (one tiled pass, no full-size intermediates); every
-// other instruction runs alone. Results are bit-identical either way.
-// Steps run in planning's sequential order (sequential_steps), and every
-// tensor is released right after the last step that reads it.
+// The staged program becomes one BatchWork in planning's sequential step
+// order (sequential_steps) and runs through the CPU engine's batch runner
+// (cpu_batch_runner.hpp), the same executor as the engine's launch_batch:
+// the planned elementwise regions as fused regions (one tiled pass, no
+// full-size intermediates), every other instruction alone, every tensor
+// released right after the last step that reads it. Results are
+// bit-identical with or without regions.
 //
 // Thread-safety: safe to call from many threads at once with one engine.
 // Never call it on a CAF scheduler thread (it blocks while kernels run).
@@ -39,8 +41,8 @@ struct CpuRunStats {
 /// default endpoint, "cpu/host"; none when `fuse_elementwise` is off or
 /// the engine cannot fuse) and runs it with run_exec_program_on_cpu.
 /// Returns the outputs in program order. Errors name the op
-/// ("op #3 (add -> 'z')") or the region ("region 0: #2 multiply, ...")
-/// that failed.
+/// ("op #3 (add -> 'z')") or the region ("region of op #2 (...) .. op #4
+/// (...)") that failed.
 Result<std::vector<HostTensor>> run_program_on_cpu(const SemanticProgram& program,
                                                    std::span<const HostTensor> inputs,
                                                    CpuEngine& engine, const CpuRunOptions& options = {},

@@ -231,4 +231,14 @@ TEST_CASE("the runner checks inputs first and names the op that fails", "[cpu_en
   auto ok = run_program_on_cpu(*p, std::vector<HostTensor>{f32({1, -2})}, engine);
   REQUIRE(ok.ok());
   CHECK((*ok)[0].data_as<float>()[1] == 2.0f);
+
+  // pad_to_match fails at run time when x is longer than `like` (spec).
+  auto pad = load_program(R"({"format": "tenact.program/1",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": ["N"]}, {"name": "l", "dtype": "f32", "shape": ["M"]}],
+    "ops": [{"op": "negate", "in": ["x"], "out": "n"}, {"op": "pad_to_match", "in": ["n", "l"], "out": "y"}],
+    "outputs": ["y"]})");
+  REQUIRE(pad.ok());
+  auto failed = run_program_on_cpu(*pad, std::vector<HostTensor>{f32({1, 2, 3}), f32({0, 0})}, engine);
+  REQUIRE_FALSE(failed.ok());
+  CHECK_THAT(failed.error().message(), Catch::StartsWith("op #1 (pad_to_match -> 'y')"));
 }
