@@ -5,8 +5,12 @@
 // programs use actors/runtime_caf.hpp for the actor handles.
 //
 // Threading contract: every member function is safe from many threads at
-// once. Callbacks run on a runtime thread (a CAF scheduler thread or an
-// engine thread) and must not block; futures may be waited on from any
+// once. Callbacks run on a runtime thread (a CAF scheduler thread, a
+// planning thread or an engine thread) and must not block, or on the
+// calling thread before the call returns: for answers known at once
+// (errors, prepare hits) and for small single-batch runs the engine ran
+// inline (RuntimeOptions::caller_runs_small_batches). Requests issued from
+// inside a callback never run inline. Futures may be waited on from any
 // thread that is not a runtime thread.
 //
 // Lifetime: destroying the Runtime fails every request still in flight with

@@ -5,8 +5,10 @@
 
 #include "engines/cpu/cpu_batch_runner.hpp"
 #include "engines/engine.hpp"
+#include "host_vectors.hpp"
 
 using namespace tenact;
+using tenact::testing::f32;
 using namespace tenact::cpu;
 
 namespace {
@@ -19,13 +21,6 @@ std::shared_ptr<const PreparedOp> plan(OpKind kind, std::vector<int64_t> shape) 
   for (int64_t d : shape) result.push_back(ShapeExtent::exact(DimExpr::constant(d)));
   op->results = {ValueType{DType::F32, std::move(result)}};
   return op;
-}
-
-HostTensor f32(std::vector<float> values) {
-  auto t = HostTensor::zeros(DType::F32, {static_cast<int64_t>(values.size())});
-  REQUIRE(t.ok());
-  std::copy(values.begin(), values.end(), t->data_as<float>());
-  return *t;
 }
 
 // y = -(x + x) over f32[3]; a region over both ops.

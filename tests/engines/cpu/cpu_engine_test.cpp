@@ -13,8 +13,10 @@
 #include "core/program_json.hpp"
 #include "engines/cpu/cpu_engine.hpp"
 #include "engines/cpu/cpu_program_runner.hpp"
+#include "host_vectors.hpp"
 
 using namespace tenact;
+using tenact::testing::f32;
 using namespace tenact::cpu;
 
 namespace {
@@ -38,12 +40,6 @@ OpPrepareRequest add_request(const std::string& engine = "cpu", const std::strin
   return r;
 }
 
-HostTensor f32(std::vector<float> values) {
-  auto t = HostTensor::zeros(DType::F32, {static_cast<int64_t>(values.size())});
-  REQUIRE(t.ok());
-  std::copy(values.begin(), values.end(), t->data_as<float>());
-  return *t;
-}
 }  // namespace
 
 TEST_CASE("the cpu engine declares its identity and capabilities", "[cpu_engine]") {

@@ -9,8 +9,10 @@
 #include "core/program_json.hpp"
 #include "engines/cpu/cpu_engine.hpp"
 #include "engines/cpu/cpu_program_runner.hpp"
+#include "host_vectors.hpp"
 
 using namespace tenact;
+using tenact::testing::i32;
 using namespace tenact::cpu;
 
 namespace {
@@ -19,13 +21,6 @@ SemanticProgram load(const std::string& text) {
   auto p = load_program(text);
   REQUIRE(p.ok());
   return std::move(*p);
-}
-
-HostTensor i32(std::vector<int32_t> values) {
-  auto t = HostTensor::zeros(DType::I32, {static_cast<int64_t>(values.size())});
-  REQUIRE(t.ok());
-  std::copy(values.begin(), values.end(), t->data_as<int32_t>());
-  return *t;
 }
 
 std::vector<int32_t> values_of(const HostTensor& t) {
