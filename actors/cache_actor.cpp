@@ -1,8 +1,8 @@
 // The prepare-cache actor: requests for one key meet here and are produced
 // once. Handlers only route; the decisions are PrepareCacheStore's
-// (actors/cache/prepare_cache_store.hpp) and planning's
-// (produce_prepared_entry, follow_redirect). Production runs on the
-// runtime's planning threads, never on this actor's thread.
+// (actors/cache/prepare_cache_store.hpp) and planning's (PreparationWalk:
+// the key, the production, what an outcome settles). Production runs on
+// the runtime's planning threads, never on this actor's thread.
 #include <unordered_map>
 
 #include "actors/runtime_impl.hpp"
@@ -33,24 +33,14 @@ void sync_memo(Self* self, Runtime::Impl* rt) {
   }
 }
 
+// A redirect re-keys the job and looks it up again.
 void answer(Self* self, Runtime::Impl* rt, const PrepareJobPtr& job, const ProducedEntry& outcome) {
-  if (auto* ready = std::get_if<EntryReady>(&outcome)) return job->done(ready->program);
-  if (auto* failed = std::get_if<EntryFailed>(&outcome)) return job->done(failed->error);
-  const auto& redirect = std::get<EntryRedirect>(outcome);
-  auto next = follow_redirect(*job->context->program, job->inputs, job->state,
-                              NeedsSpecialization{redirect.requirements, redirect.reason},
-                              redirect.asked_by);
-  if (!next.ok()) return job->done(next.error());
-  job->state = std::move(*next);
-  job->shared_root = redirect.root;
+  if (auto settled = job->walk.settle(outcome)) return job->done(std::move(*settled));
   handle_job(self, rt, job);
 }
 
 void handle_job(Self* self, Runtime::Impl* rt, PrepareJobPtr job) {
-  auto key = PreparedEntryKey::make(job->context->root_identity, job->state.requirements,
-                                    job->state.projection,
-                                    job->shared_root ? RootAccounting::CountedBySharedRoot
-                                                     : RootAccounting::CountedByKey);
+  auto key = job->walk.key();
   if (!key.ok()) return job->done(key.error());
   const WaiterId waiter = ++self->state.next_waiter;
   CacheLookup found = self->state.store->lookup(*key, waiter, job->cache_in_flight);
@@ -58,7 +48,7 @@ void handle_job(Self* self, Runtime::Impl* rt, PrepareJobPtr job) {
     const char* what = std::holds_alternative<CacheHit>(found)      ? "hit"
                        : std::holds_alternative<CacheJoined>(found) ? "join"
                                                                     : "miss";
-    trace->instant(trace->track("prepare cache"), std::string{what} + " '" + job->context->program->name() + "'",
+    trace->instant(trace->track("prepare cache"), std::string{what} + " '" + job->walk.context->program->name() + "'",
                    "prepare", steady_now_ns(), {{"key", key->compact_digest().to_hex()}});
   }
   if (auto* hit = std::get_if<CacheHit>(&found)) return answer(self, rt, job, hit->outcome);
@@ -79,10 +69,10 @@ void handle_job(Self* self, Runtime::Impl* rt, PrepareJobPtr job) {
   rt->planning_pool->post([me, job, key = std::move(*key), registered, trace = rt->options.trace]() mutable {
     RuntimeThreadScope runtime_thread;
     const uint64_t begin = steady_now_ns();
-    ProducedEntry outcome = produce_prepared_entry(*job->context, key, job->shared_root, job->inputs, job->engines);
+    ProducedEntry outcome = job->walk.produce(key, job->engines);
     if (trace)
       trace->span(trace->track("planning thread " + std::to_string(trace_thread_index())),
-                  "production '" + job->context->program->name() + "'", "prepare", begin, steady_now_ns(),
+                  "production '" + job->walk.context->program->name() + "'", "prepare", begin, steady_now_ns(),
                   {{"key", key.compact_digest().to_hex()},
                    {"outcome", std::holds_alternative<EntryReady>(outcome)      ? "ready"
                                : std::holds_alternative<EntryRedirect>(outcome) ? "redirect"
@@ -111,8 +101,7 @@ caf::behavior prepare_cache_actor(Self* self, Runtime::Impl* rt) {
       [=](msg::prepare_atom, PrepareJobPtr job) { handle_job(self, rt, std::move(job)); },
       [=](msg::produced_atom, ProductionPtr p) { handle_production(self, rt, p); },
       [=](msg::produce_atom, ProductionPtr p) {
-        p->outcome = produce_prepared_entry(*p->job->context, p->key, p->job->shared_root, p->job->inputs,
-                                            p->job->engines);
+        p->outcome = p->job->walk.produce(p->key, p->job->engines);
         handle_production(self, rt, p);
       },
       [=](msg::stats_atom) { return std::make_shared<CacheStats>(self->state.store->stats()); },

@@ -18,16 +18,12 @@
 
 namespace tenact {
 
-/// One preparation travelling through the prepare-cache actor: its
-/// resolved context, where it stands in the specialization loop, and the
+/// One preparation travelling through the prepare-cache actor: where it
+/// stands (its resolved context and specialization state), and the
 /// requester's completion (called exactly once, on the cache actor's
 /// thread or, on shutdown, by the runtime).
 struct PrepareJob {
-  std::shared_ptr<const PreparationContext> context;
-  std::vector<InputDescriptor> inputs;
-  SpecializationState state;
-  /// Set after a redirect: the root every further key shares.
-  std::shared_ptr<const PreparedRoot> shared_root;
+  PreparationWalk walk;
   bool cache_in_flight = true;
   EngineLookup engines;
   std::function<void(Result<std::shared_ptr<const PreparedProgram>>)> done;

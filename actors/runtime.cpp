@@ -209,11 +209,11 @@ void Runtime::prepare(std::shared_ptr<const SemanticProgram> program, std::vecto
   if (!state.ok()) return done(state.error());
 
   auto job = std::make_shared<PrepareJob>();
-  job->context = std::make_shared<const PreparationContext>(std::move(*context));
-  job->state = std::move(*state);
+  job->walk.context = std::make_shared<const PreparationContext>(std::move(*context));
+  job->walk.state = std::move(*state);
   job->cache_in_flight = options.cache_in_flight;
   job->engines = std::move(engines);
-  job->inputs = inputs;
+  job->walk.inputs = inputs;
   PrepareCallback finish = done;
   if (options.cache_in_flight) {
     finish = [&rt, program, inputs = std::move(inputs), options_text, epoch = config->epoch(),

@@ -237,6 +237,27 @@ ProducedEntry produce_prepared_entry(const PreparationContext& context, const Pr
   return EntryReady{std::move(entry)};
 }
 
+Result<PreparedEntryKey> PreparationWalk::key() const {
+  return PreparedEntryKey::make(context->root_identity, state.requirements, state.projection,
+                                shared_root ? RootAccounting::CountedBySharedRoot : RootAccounting::CountedByKey);
+}
+
+ProducedEntry PreparationWalk::produce(const PreparedEntryKey& key, const EngineLookup& engines) const {
+  return produce_prepared_entry(*context, key, shared_root, inputs, engines);
+}
+
+std::optional<Result<std::shared_ptr<const PreparedProgram>>> PreparationWalk::settle(const ProducedEntry& entry) {
+  if (const auto* ready = std::get_if<EntryReady>(&entry)) return Result<std::shared_ptr<const PreparedProgram>>{ready->program};
+  if (const auto* fail = std::get_if<EntryFailed>(&entry)) return Result<std::shared_ptr<const PreparedProgram>>{fail->error};
+  const auto& redirect = std::get<EntryRedirect>(entry);
+  auto next = follow_redirect(*context->program, inputs, state,
+                              NeedsSpecialization{redirect.requirements, redirect.reason}, redirect.asked_by);
+  if (!next.ok()) return Result<std::shared_ptr<const PreparedProgram>>{next.error()};
+  state = std::move(*next);
+  shared_root = redirect.root;
+  return std::nullopt;
+}
+
 Result<std::shared_ptr<const PreparedProgram>> prepare_program(
     const RuntimeConfigPtr& config, std::shared_ptr<const SemanticProgram> program,
     std::span<const InputDescriptor> inputs, const PrepareOptions& options,
@@ -245,27 +266,17 @@ Result<std::shared_ptr<const PreparedProgram>> prepare_program(
   const auto signature = signature_of(inputs);
   TENACT_TRY(bind_signature(*program, signature));
   TENACT_ASSIGN_OR_RETURN(auto resolved, resolve_preparation_context(config, program, inputs, options));
-  auto context = std::make_shared<const PreparationContext>(std::move(resolved));
-  if (report) report->context = context;
-  TENACT_ASSIGN_OR_RETURN(auto state, begin_specialization(*program, inputs));
-  std::shared_ptr<const PreparedRoot> shared_root;
+  PreparationWalk walk;
+  walk.context = std::make_shared<const PreparationContext>(std::move(resolved));
+  walk.inputs.assign(inputs.begin(), inputs.end());
+  if (report) report->context = walk.context;
+  TENACT_ASSIGN_OR_RETURN(walk.state, begin_specialization(*program, inputs));
   while (true) {
-    TENACT_ASSIGN_OR_RETURN(
-        auto key, PreparedEntryKey::make(context->root_identity, state.requirements, state.projection,
-                                         shared_root ? RootAccounting::CountedBySharedRoot
-                                                     : RootAccounting::CountedByKey));
+    TENACT_ASSIGN_OR_RETURN(auto key, walk.key());
     if (report) report->key = key;
-    ProducedEntry entry = source ? source(key, shared_root)
-                                 : produce_prepared_entry(*context, key, shared_root, inputs, engines);
-    if (auto* ready = std::get_if<EntryReady>(&entry)) return ready->program;
-    if (auto* fail = std::get_if<EntryFailed>(&entry)) return fail->error;
-    auto& redirect = std::get<EntryRedirect>(entry);
-    TENACT_ASSIGN_OR_RETURN(
-        state, follow_redirect(*program, inputs, state,
-                               NeedsSpecialization{redirect.requirements, redirect.reason},
-                               redirect.asked_by));
-    shared_root = redirect.root;
-    if (report) report->redirects = state.redirects;
+    ProducedEntry entry = source ? source(key, walk.shared_root) : walk.produce(key, engines);
+    if (auto settled = walk.settle(entry)) return std::move(*settled);
+    if (report) report->redirects = walk.state.redirects;
   }
 }
 

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <variant>
@@ -118,6 +119,32 @@ Status validate_prepared_op(const PreparedOp& op, const OpPrepareRequest& reques
 /// stored result or from another request's production.
 using EntrySource = std::function<ProducedEntry(const PreparedEntryKey& key,
                                                 const std::shared_ptr<const PreparedRoot>& shared_root)>;
+
+/// Where one preparation stands on its way through prepared entries (seed
+/// 000's prepare_for loop, one step at a time): the key to look up now,
+/// how to produce its entry, and whether a produced entry settles the
+/// preparation or re-keys it. prepare_program steps it in a loop; the
+/// prepare-cache actor steps it one message at a time. Not thread-safe:
+/// one owner at a time.
+struct PreparationWalk {
+  std::shared_ptr<const PreparationContext> context;
+  /// The signature the projections are made from.
+  std::vector<InputDescriptor> inputs;
+  SpecializationState state;
+  /// Set after a redirect: the root every further key shares.
+  std::shared_ptr<const PreparedRoot> shared_root;
+
+  /// The entry key of the current state (the root's bytes counted by the
+  /// key until a shared root exists).
+  Result<PreparedEntryKey> key() const;
+  /// produce_prepared_entry for `key` with this walk's context and root.
+  ProducedEntry produce(const PreparedEntryKey& key, const EngineLookup& engines) const;
+  /// Ready: the program. Failed: its error. Redirect: re-keys (wider
+  /// requirements, the redirect's shared root) and returns nothing, or the
+  /// error follow_redirect gives (SpecializationRetryLimitExceeded,
+  /// NonWideningSpecialization, ProviderContract).
+  std::optional<Result<std::shared_ptr<const PreparedProgram>>> settle(const ProducedEntry& entry);
+};
 
 /// What one preparation did, for tools and tests.
 struct PrepareReport {

@@ -48,8 +48,11 @@ struct ScheduledNode {
   std::string provider;
   /// Nodes that must finish before this one starts, ascending, each once.
   std::vector<uint32_t> dependencies;
-  /// Value copies whose last reader is this node (not program outputs):
-  /// free them once it has finished.
+  /// Value copies whose last reader, in node order, is this node (not
+  /// program outputs): free them once it has finished, when nodes finish
+  /// in node order. An executor that lets independent nodes finish out of
+  /// order must count readers instead (actors/pipeline/pipeline_run.hpp
+  /// does).
   std::vector<SlotCopy> releases;
 
   bool is_transfer() const { return kind == ScheduledNodeKind::Transfer; }
