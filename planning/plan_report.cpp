@@ -21,10 +21,23 @@ Result<Bytes> bytes_of(const PreparedProgram& program, const PreparedEntryKey& k
   return b;
 }
 
-Status check(const PreparedProgram& program, const PrepareReport& report) {
+// What both reports read, checked and gathered once.
+struct PlanView {
+  const PreparedRoot& root;
+  const ExecProgram& staged;
+  const ScheduledGraph& graph;
+  const RootIdentity& id;
+  Bytes bytes;
+  std::vector<int32_t> region_of;  // per instruction: its region, or -1
+};
+
+Result<PlanView> view_of(const PreparedProgram& program, const PrepareReport& report) {
   if (!report.context || !report.key || !program.root)
     return Error{ErrorCode::Internal, "plan report without its preparation context, key or root"};
-  return ok_status();
+  const PreparedRoot& root = *program.root;
+  TENACT_ASSIGN_OR_RETURN(Bytes bytes, bytes_of(program, *report.key));
+  return PlanView{root, *root.staging, *root.schedule, *root.identity, bytes,
+                  region_of_instructions(root.staging->instructions.size(), root.regions)};
 }
 
 std::string output_names(const ExecProgram& p, const ExecInstruction& ins) {
@@ -43,13 +56,8 @@ std::vector<std::string> names(const ExecProgram& p, const std::vector<SlotId>& 
 }  // namespace
 
 Result<std::string> plan_to_text(const PreparedProgram& program, const PrepareReport& report) {
-  TENACT_TRY(check(program, report));
-  const PreparedRoot& root = *program.root;
-  const ExecProgram& staged = *root.staging;
-  const ScheduledGraph& graph = *root.schedule;
-  const RootIdentity& id = *root.identity;
-  TENACT_ASSIGN_OR_RETURN(Bytes bytes, bytes_of(program, *report.key));
-  const auto region_of = region_of_instructions(staged.instructions.size(), root.regions);
+  TENACT_ASSIGN_OR_RETURN(const PlanView view, view_of(program, report));
+  const auto& [root, staged, graph, id, bytes, region_of] = view;
   std::string out;
   out += "program '" + root.program->name() + "': " + std::to_string(staged.input_slots.size()) +
          " inputs, " + std::to_string(staged.instructions.size()) + " instructions, " +
@@ -97,14 +105,9 @@ Result<std::string> plan_to_text(const PreparedProgram& program, const PrepareRe
 }
 
 Result<std::string> plan_to_json(const PreparedProgram& program, const PrepareReport& report) {
-  TENACT_TRY(check(program, report));
   using nlohmann::ordered_json;
-  const PreparedRoot& root = *program.root;
-  const ExecProgram& staged = *root.staging;
-  const ScheduledGraph& graph = *root.schedule;
-  const RootIdentity& id = *root.identity;
-  TENACT_ASSIGN_OR_RETURN(Bytes bytes, bytes_of(program, *report.key));
-  const auto region_of = region_of_instructions(staged.instructions.size(), root.regions);
+  TENACT_ASSIGN_OR_RETURN(const PlanView view, view_of(program, report));
+  const auto& [root, staged, graph, id, bytes, region_of] = view;
   ordered_json doc;
   doc["program"] = root.program->name();
   doc["runtime_id"] = id.runtime_id;

@@ -18,6 +18,7 @@
 #include "planning/plan_report.hpp"
 #include "planning/prepared_program.hpp"
 #include "tools/cli.hpp"
+#include "tools/input_files.hpp"
 
 namespace tenact::cli {
 
@@ -106,25 +107,20 @@ std::optional<InspectArgs> parse_inspect_args(const std::vector<std::string>& ar
 // A descriptor per input: from its file, or from its declared shape when
 // every dimension is a constant (a fresh row-major, 64-byte-aligned buffer).
 Result<std::vector<InputDescriptor>> describe_program_inputs(const SemanticProgram& p, const InspectArgs& args) {
-  std::map<std::string, std::string> files;
-  for (const auto& [name, file] : args.inputs)
-    if (!files.emplace(name, file).second)
-      return Error{ErrorCode::InputMismatch, "input '" + name + "' is given twice"};
+  TENACT_ASSIGN_OR_RETURN(const auto files, pairs_by_input(p, args.inputs, "given twice"));
+  TENACT_ASSIGN_OR_RETURN(const auto placed_at, pairs_by_input(p, args.placements, "placed twice"));
   std::map<std::string, Endpoint> placements;
-  for (const auto& [name, where] : args.placements) {
+  for (const auto& [name, where] : placed_at) {
     const auto slash = where.find('/');
     Endpoint e{where.substr(0, slash), slash == std::string::npos ? "host" : where.substr(slash + 1)};
     if (std::find(args.engines.begin(), args.engines.end(), e.engine) == args.engines.end())
       return Error{ErrorCode::InputMismatch, "--placement " + name + "=" + where + ": engine '" + e.engine +
                                                  "' is not among --engines"};
-    if (!placements.emplace(name, e).second)
-      return Error{ErrorCode::InputMismatch, "input '" + name + "' is placed twice"};
+    placements.emplace(name, e);
   }
   std::vector<InputDescriptor> out;
-  std::set<std::string> known;
   for (ValueId id : p.inputs()) {
     const ValueInfo& v = p.value(id);
-    known.insert(v.name);
     const auto placed = placements.find(v.name);
     const Endpoint at = placed == placements.end() ? Endpoint{} : placed->second;
     if (auto f = files.find(v.name); f != files.end()) {
@@ -145,10 +141,6 @@ Result<std::vector<InputDescriptor>> describe_program_inputs(const SemanticProgr
     if (!t.ok()) return t.error().with_context("input '" + v.name + "'");
     out.push_back(describe_input(*t, at));
   }
-  for (const auto& [name, file] : files)
-    if (!known.count(name)) return Error{ErrorCode::InputMismatch, "the program has no input named '" + name + "'"};
-  for (const auto& [name, e] : placements)
-    if (!known.count(name)) return Error{ErrorCode::InputMismatch, "the program has no input named '" + name + "'"};
   return out;
 }
 
