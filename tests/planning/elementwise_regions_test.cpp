@@ -9,38 +9,18 @@
 #include "core/builder.hpp"
 #include "core/program_json.hpp"
 #include "planning/elementwise_regions.hpp"
+#include "staged_programs.hpp"
 
 using namespace tenact;
+using tenact::testing::load;
+using tenact::testing::stage_ok;
+using tenact::testing::slot_named;
+using tenact::testing::slots_named;
 
 namespace {
 
 const Endpoint kCpu{"cpu", "host"};
 const Endpoint kSim{"sim", "device"};
-
-SemanticProgram load(const std::string& text) {
-  auto p = load_program(text);
-  REQUIRE(p.ok());
-  return std::move(*p);
-}
-
-ExecProgram stage_ok(const SemanticProgram& p) {
-  auto e = stage(p);
-  REQUIRE(e.ok());
-  return std::move(*e);
-}
-
-SlotId slot_named(const ExecProgram& e, const std::string& name) {
-  for (SlotId s = 0; s < e.slots.size(); ++s)
-    if (e.slots[s].name == name) return s;
-  FAIL("no slot named " << name);
-  return 0;
-}
-
-std::vector<SlotId> slots_named(const ExecProgram& e, std::initializer_list<const char*> names) {
-  std::vector<SlotId> out;
-  for (const char* n : names) out.push_back(slot_named(e, n));
-  return out;
-}
 
 bool fuse_everywhere(const Endpoint&) { return true; }
 

@@ -8,29 +8,14 @@
 #include "core/builder.hpp"
 #include "core/program_json.hpp"
 #include "planning/exec_program.hpp"
+#include "staged_programs.hpp"
 
 using namespace tenact;
+using tenact::testing::load;
+using tenact::testing::stage_ok;
+using tenact::testing::slot_named;
 
 namespace {
-
-SemanticProgram load(const std::string& text) {
-  auto p = load_program(text);
-  REQUIRE(p.ok());
-  return std::move(*p);
-}
-
-ExecProgram stage_ok(const SemanticProgram& p) {
-  auto e = stage(p);
-  REQUIRE(e.ok());
-  return std::move(*e);
-}
-
-SlotId slot_named(const ExecProgram& e, const std::string& name) {
-  for (SlotId s = 0; s < e.slots.size(); ++s)
-    if (e.slots[s].name == name) return s;
-  FAIL("no slot named " << name);
-  return 0;
-}
 
 // x, y: inputs. s = x + y; m = s * s; n = -x (unused); c = 1; z = m + c.
 // Outputs: z, y (an input passed through).

@@ -27,6 +27,7 @@
 #include "engines/cpu/kernels/dot_loops.hpp"
 #include "engines/cpu/kernels/dot_pack.hpp"
 #include "engines/cpu/kernels/dot_plan.hpp"
+#include "engines/cpu/kernels/dtype_dispatch.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
 #include "engines/cpu/kernels/worker_pool.hpp"
 
@@ -36,33 +37,6 @@ namespace {
 
 using namespace dot;
 
-template <class T> struct TypeTag { using type = T; };
-
-/// Calls f(TypeTag<T>{}) with the storage type of a numeric dtype.
-template <class F>
-decltype(auto) visit_numeric_type(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::I8: return f(TypeTag<int8_t>{});
-    case DType::I16: return f(TypeTag<int16_t>{});
-    case DType::I32: return f(TypeTag<int32_t>{});
-    case DType::I64: return f(TypeTag<int64_t>{});
-    case DType::U8: return f(TypeTag<uint8_t>{});
-    case DType::U16: return f(TypeTag<uint16_t>{});
-    case DType::U32: return f(TypeTag<uint32_t>{});
-    case DType::U64: return f(TypeTag<uint64_t>{});
-    case DType::F16: return f(TypeTag<f16>{});
-    case DType::BF16: return f(TypeTag<bf16>{});
-    case DType::F32: return f(TypeTag<float>{});
-    case DType::F64: return f(TypeTag<double>{});
-    case DType::C64: return f(TypeTag<std::complex<float>>{});
-    case DType::C128: return f(TypeTag<std::complex<double>>{});
-    case DType::Bool: break;
-  }
-  return f(TypeTag<float>{});  // unreachable: bool is rejected before
-}
-
-template <class T> inline constexpr bool is_half_v =
-    std::is_same_v<T, f16> || std::is_same_v<T, bf16>;
 template <class T> inline constexpr bool is_blas_v =
     std::is_same_v<T, float> || std::is_same_v<T, double> ||
     std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
@@ -286,7 +260,7 @@ Result<std::vector<HostTensor>> run_dot_general(const KernelCall& call) {
     try {
       DotCall d{plan, attrs->conj_lhs, attrs->conj_rhs, group_offsets(plan.lhs_batch),
                 group_offsets(plan.rhs_batch), call.pool};
-      ok = visit_numeric_type(lhs.dtype(), [&](auto tag) {
+      ok = visit_dtype<float>(lhs.dtype(), [&](auto tag) {  // bool is rejected before
         using T = typename decltype(tag)::type;
         return product<T>(lhs, rhs, out, d);
       });

@@ -13,16 +13,13 @@
 
 #include "core/half.hpp"
 #include "engines/cpu/kernels/dot_plan.hpp"
+#include "engines/cpu/kernels/dtype_dispatch.hpp"
 
 namespace tenact::cpu::dot {
 
-template <class T> struct is_complex_t : std::false_type {};
-template <class T> struct is_complex_t<std::complex<T>> : std::true_type {};
-template <class T> inline constexpr bool is_complex_v = is_complex_t<T>::value;
-
 /// Converts a stored element to the type the product computes in.
 template <class Calc, class T> inline Calc to_calc(const T& x, bool conj) {
-  if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>) {
+  if constexpr (is_half_v<T>) {
     return static_cast<Calc>(x.to_float());
   } else if constexpr (is_complex_v<T>) {
     return conj ? std::conj(x) : x;

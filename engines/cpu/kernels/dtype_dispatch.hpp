@@ -20,6 +20,7 @@
 
 #include "core/dtype.hpp"
 #include "core/half.hpp"
+#include "engines/cpu/kernels/element_bytes.hpp"
 
 namespace tenact::cpu {
 
@@ -90,11 +91,14 @@ template <> constexpr DType dtype_of<std::complex<double>>() { return DType::C12
 // -- visitor -------------------------------------------------------------------
 
 /// Calls f(TypeTag<T>{}) with the element type of `dtype` and returns what
-/// it returns (every instantiation must return the same type).
-template <class F>
+/// it returns (every instantiation must return the same type). `BoolAs`
+/// is the tag type for Bool: a kernel that keeps bool bytes in a wrapper
+/// names it, and one that rejects bool before dispatching names another
+/// element type so that no bool body is instantiated.
+template <class BoolAs = bool, class F>
 decltype(auto) visit_dtype(DType dtype, F&& f) {
   switch (dtype) {
-    case DType::Bool: return std::forward<F>(f)(TypeTag<bool>{});
+    case DType::Bool: return std::forward<F>(f)(TypeTag<BoolAs>{});
     case DType::I8: return std::forward<F>(f)(TypeTag<int8_t>{});
     case DType::I16: return std::forward<F>(f)(TypeTag<int16_t>{});
     case DType::I32: return std::forward<F>(f)(TypeTag<int32_t>{});
@@ -116,10 +120,7 @@ decltype(auto) visit_dtype(DType dtype, F&& f) {
 /// Calls f(TypeTag<T>{}) only for element types of the same size as
 /// `dtype` — byte movers (copy, gather, transpose) that need no arithmetic
 /// use this to instantiate five bodies instead of fifteen. The tag's type
-/// is an unsigned integer (or a 16-byte struct) of that size.
-struct Bytes16 {
-  uint64_t lo, hi;
-};
+/// is an unsigned integer (or Bytes16, element_bytes.hpp) of that size.
 template <class F>
 decltype(auto) visit_element_size(DType dtype, F&& f) {
   switch (size_of(dtype)) {

@@ -10,6 +10,7 @@
 
 #include "core/checked.hpp"
 #include "core/half.hpp"
+#include "engines/cpu/kernels/element_bytes.hpp"
 #include "engines/cpu/kernels/layout_kernel_support.hpp"
 #include "engines/cpu/kernels/layout_strided_copy.hpp"
 #include "engines/cpu/kernels/worker_pool.hpp"
@@ -230,21 +231,6 @@ Result<Outputs> gather(const KernelCall& call) {
 
 // -- scatter combiners ---------------------------------------------------------------------
 
-struct Bytes16 {
-  uint64_t lo;
-  uint64_t hi;
-};
-
-template <class T>
-inline T load(const std::byte* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
-template <class T>
-inline void store(std::byte* p, T v) {
-  std::memcpy(p, &v, sizeof(T));
-}
 
 // A box of destination elements with the update elements that combine into
 // them, both strided; applied in row-major order of the box.
@@ -259,14 +245,14 @@ template <class T, class Op>
 void apply_box(const Box& box, size_t level, std::byte* d, const std::byte* s, const Op& op) {
   constexpr auto sz = static_cast<int64_t>(sizeof(T));
   if (box.extent.empty()) {
-    store<T>(d, op(load<T>(d), load<T>(s)));
+    store_element<T>(d, op(load_element<T>(d), load_element<T>(s)));
     return;
   }
   const int64_t n = box.extent[level];
   const int64_t ds = box.dst[level] * sz;
   const int64_t ss = box.src[level] * sz;
   if (level + 1 == box.extent.size()) {
-    for (int64_t i = 0; i < n; ++i) store<T>(d + i * ds, op(load<T>(d + i * ds), load<T>(s + i * ss)));
+    for (int64_t i = 0; i < n; ++i) store_element<T>(d + i * ds, op(load_element<T>(d + i * ds), load_element<T>(s + i * ss)));
     return;
   }
   for (int64_t i = 0; i < n; ++i) apply_box<T>(box, level + 1, d + i * ds, s + i * ss, op);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engines/cpu/kernels/element_bytes.hpp"
 #include "engines/cpu/kernels/worker_pool.hpp"
 
 #if defined(__SSE2__)
@@ -15,23 +16,6 @@ namespace {
 
 using Axis = CopyPlan::Axis;
 
-struct Bytes16 {
-  uint64_t lo;
-  uint64_t hi;
-};
-
-// Element loads and stores through memcpy: no alignment or aliasing
-// assumptions, compiled to single moves.
-template <class T>
-inline T load(const std::byte* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
-template <class T>
-inline void store(std::byte* p, T v) {
-  std::memcpy(p, &v, sizeof(T));
-}
 
 // Tile edge of the blocked transpose, in elements: a 32 x 32 tile of 16-byte
 // elements is 16 KiB, so one source tile and its destination rows stay in L1.
@@ -76,7 +60,7 @@ inline void transpose_tile(std::byte* dst, int64_t dj, const std::byte* src, int
       }
       for (; i < ib; ++i)
         for (int64_t jj = j; jj < j + 4; ++jj)
-          store<T>(dst + (jj * dj + i) * sz, load<T>(src + (i * si + jj) * sz));
+          store_element<T>(dst + (jj * dj + i) * sz, load_element<T>(src + (i * si + jj) * sz));
     }
   } else if constexpr (sizeof(T) == 8) {
     for (; j + 2 <= jb; j += 2) {
@@ -91,14 +75,14 @@ inline void transpose_tile(std::byte* dst, int64_t dj, const std::byte* src, int
       }
       for (; i < ib; ++i)
         for (int64_t jj = j; jj < j + 2; ++jj)
-          store<T>(dst + (jj * dj + i) * sz, load<T>(src + (i * si + jj) * sz));
+          store_element<T>(dst + (jj * dj + i) * sz, load_element<T>(src + (i * si + jj) * sz));
     }
   }
 #endif
   for (; j < jb; ++j) {
     std::byte* row = dst + j * dj * sz;
     const std::byte* col = src + j * sz;
-    for (int64_t i = 0; i < ib; ++i) store<T>(row + i * sz, load<T>(col + i * si * sz));
+    for (int64_t i = 0; i < ib; ++i) store_element<T>(row + i * sz, load_element<T>(col + i * si * sz));
   }
 }
 
@@ -132,9 +116,9 @@ inline void run_item(const CopyPlan& p, std::byte* dst, const std::byte* src, in
       std::memcpy(dst + start * sz, src + start * sz, static_cast<size_t>(len * sz));
       break;
     case CopyPlan::Kind::Fill: {
-      const T v = load<T>(src);
+      const T v = load_element<T>(src);
       std::byte* d = dst + start * sz;
-      for (int64_t i = 0; i < len; ++i) store<T>(d + i * sz, v);
+      for (int64_t i = 0; i < len; ++i) store_element<T>(d + i * sz, v);
       break;
     }
     case CopyPlan::Kind::Strided: {
@@ -142,7 +126,7 @@ inline void run_item(const CopyPlan& p, std::byte* dst, const std::byte* src, in
       const int64_t ss = p.inner.src * sz;
       std::byte* d = dst + start * ds;
       const std::byte* s = src + start * ss;
-      for (int64_t i = 0; i < len; ++i) store<T>(d + i * ds, load<T>(s + i * ss));
+      for (int64_t i = 0; i < len; ++i) store_element<T>(d + i * ds, load_element<T>(s + i * ss));
       break;
     }
     case CopyPlan::Kind::Empty:
@@ -300,8 +284,8 @@ void copy_to_dense(const HostTensor& src, std::byte* dst, WorkerPool* pool) {
 namespace {
 template <class T>
 void fill_typed(std::byte* dst, int64_t begin, int64_t end, const std::byte* value) {
-  const T v = load<T>(value);
-  for (int64_t i = begin; i < end; ++i) store<T>(dst + i * static_cast<int64_t>(sizeof(T)), v);
+  const T v = load_element<T>(value);
+  for (int64_t i = begin; i < end; ++i) store_element<T>(dst + i * static_cast<int64_t>(sizeof(T)), v);
 }
 }  // namespace
 

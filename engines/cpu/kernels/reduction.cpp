@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "engines/cpu/kernels/dtype_dispatch.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
 #include "engines/cpu/kernels/reduction_kernels.hpp"
 #include "engines/cpu/kernels/reduction_ops.hpp"
@@ -17,31 +18,6 @@ namespace tenact::cpu {
 namespace {
 
 using namespace reduction;
-
-template <class T> struct TypeTag { using type = T; };
-
-/// Calls f(TypeTag<T>{}) with the storage type of `dtype` (bool as a byte).
-template <class F>
-decltype(auto) visit_storage_type(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::Bool: return f(TypeTag<BoolByte>{});
-    case DType::I8: return f(TypeTag<int8_t>{});
-    case DType::I16: return f(TypeTag<int16_t>{});
-    case DType::I32: return f(TypeTag<int32_t>{});
-    case DType::I64: return f(TypeTag<int64_t>{});
-    case DType::U8: return f(TypeTag<uint8_t>{});
-    case DType::U16: return f(TypeTag<uint16_t>{});
-    case DType::U32: return f(TypeTag<uint32_t>{});
-    case DType::U64: return f(TypeTag<uint64_t>{});
-    case DType::F16: return f(TypeTag<f16>{});
-    case DType::BF16: return f(TypeTag<bf16>{});
-    case DType::F32: return f(TypeTag<float>{});
-    case DType::F64: return f(TypeTag<double>{});
-    case DType::C64: return f(TypeTag<std::complex<float>>{});
-    case DType::C128: return f(TypeTag<std::complex<double>>{});
-  }
-  return f(TypeTag<float>{});  // unreachable: every enumerator is handled
-}
 
 std::string op_name(OpKind kind) { return std::string{to_string(kind)}; }
 
@@ -132,7 +108,7 @@ Result<std::vector<HostTensor>> run_reduction(const KernelCall& call) {
   auto allocated = HostTensor::zeros(out_dtype, plan.out_shape);
   if (!allocated.ok()) return std::move(allocated).error().with_context(name);
   HostTensor output = std::move(allocated).value();
-  Status done = visit_storage_type(given.dtype(), [&](auto tag) {
+  Status done = visit_dtype<BoolByte>(given.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     return dispatch_op<T>(call.kind, input, plan, output, call.pool);
   });

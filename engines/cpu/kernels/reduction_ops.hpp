@@ -11,7 +11,8 @@
 //   lexicographically, real part first, and a complex value with a NaN
 //   component propagates like a NaN;
 // - sum of squares of complex is re*re + im*im per element, real result.
-// Every member is a pure static function: policies hold no state.
+// Every member is a pure static function: policies hold no state. Element
+// traits (is_half_v, is_complex_v, real_of_t) are dtype_dispatch.hpp's.
 #pragma once
 
 #include <bit>
@@ -22,20 +23,9 @@
 #include <type_traits>
 
 #include "core/half.hpp"
+#include "engines/cpu/kernels/dtype_dispatch.hpp"
 
 namespace tenact::cpu::reduction {
-
-template <class T> struct is_complex_t : std::false_type {};
-template <class T> struct is_complex_t<std::complex<T>> : std::true_type {};
-template <class T> inline constexpr bool is_complex_v = is_complex_t<T>::value;
-
-/// The component type of a complex type; T itself otherwise.
-template <class T> struct RealOf { using type = T; };
-template <class T> struct RealOf<std::complex<T>> { using type = T; };
-template <class T> using real_t = typename RealOf<T>::type;
-
-template <class T> inline constexpr bool is_half_v =
-    std::is_same_v<T, f16> || std::is_same_v<T, bf16>;
 
 /// Bool elements are stored as one byte, 0 or 1.
 using BoolByte = uint8_t;
@@ -173,8 +163,8 @@ template <class T> struct SumOp {
 template <class T> struct SumSquaresOp {
   using In = T;
   using Calc = calc_t<T>;
-  using Acc = std::conditional_t<is_complex_v<T>, real_t<T>, Calc>;
-  using Out = real_t<T>;
+  using Acc = std::conditional_t<is_complex_v<T>, real_of_t<T>, Calc>;
+  using Out = real_of_t<T>;
   static constexpr bool kSelectCombine = false;
   static Acc identity() { return Acc{}; }
   static Acc load(const In& x) {

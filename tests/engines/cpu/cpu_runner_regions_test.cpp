@@ -10,18 +10,14 @@
 #include "engines/cpu/cpu_engine.hpp"
 #include "engines/cpu/cpu_program_runner.hpp"
 #include "host_vectors.hpp"
+#include "../../planning/staged_programs.hpp"
 
 using namespace tenact;
+using tenact::testing::load;
 using tenact::testing::i32;
 using namespace tenact::cpu;
 
 namespace {
-
-SemanticProgram load(const std::string& text) {
-  auto p = load_program(text);
-  REQUIRE(p.ok());
-  return std::move(*p);
-}
 
 std::vector<int32_t> values_of(const HostTensor& t) {
   REQUIRE(t.dtype() == DType::I32);
