@@ -66,4 +66,18 @@ inline InputDescriptor input(DType dtype, std::vector<int64_t> shape, Endpoint p
   return InputDescriptor{dtype, std::move(shape), std::move(placement), std::move(strides), 6};
 }
 
+// x, y: f32[B, 4]; z = x + y, w = tanh(z), s = reduce_sum(w, dimensions
+// [1]): a batched program whose engines may ask for the batch extent.
+inline const char* kBatched = R"({"format": "tenact.program/1", "name": "batched",
+  "inputs": [{"name": "x", "dtype": "f32", "shape": ["B", 4]}, {"name": "y", "dtype": "f32", "shape": ["B", 4]}],
+  "ops": [{"op": "add", "in": ["x", "y"], "out": "z"},
+          {"op": "tanh", "in": ["z"], "out": "w"},
+          {"op": "reduce_sum", "in": ["w"], "out": "s", "dimensions": [1]}],
+  "outputs": ["s"]})";
+
+/// kBatched's inputs for batch size `b`.
+inline std::vector<InputDescriptor> batch(int64_t b) {
+  return {input(DType::F32, {b, 4}), input(DType::F32, {b, 4})};
+}
+
 }  // namespace tenact::testing

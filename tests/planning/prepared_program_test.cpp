@@ -14,17 +14,6 @@ using namespace tenact::testing;
 
 namespace {
 
-const char* kBatched = R"({"format": "tenact.program/1", "name": "batched",
-  "inputs": [{"name": "x", "dtype": "f32", "shape": ["B", 4]}, {"name": "y", "dtype": "f32", "shape": ["B", 4]}],
-  "ops": [{"op": "add", "in": ["x", "y"], "out": "z"},
-          {"op": "tanh", "in": ["z"], "out": "w"},
-          {"op": "reduce_sum", "in": ["w"], "out": "s", "dimensions": [1]}],
-  "outputs": ["s"]})";
-
-std::vector<InputDescriptor> batch(int64_t b) {
-  return {input(DType::F32, {b, 4}), input(DType::F32, {b, 4})};
-}
-
 struct Prepared {
   Result<std::shared_ptr<const PreparedProgram>> program;
   PrepareReport report;
