@@ -65,6 +65,8 @@ runtime_gateway gateway_of(Runtime& runtime) {
 caf::actor_system& actor_system_of(Runtime& runtime) { return *runtime.impl().system; }
 
 size_t drive_scheduler(caf::actor_system& system) {
+  // The actors run on this thread now: it is a runtime thread meanwhile.
+  RuntimeThreadScope runtime_thread;
   auto* coordinator = dynamic_cast<caf::scheduler::test_coordinator*>(&system.scheduler());
   return coordinator ? coordinator->run() : 0;
 }

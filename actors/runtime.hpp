@@ -81,7 +81,8 @@ struct RuntimeOptions {
   /// instead of scheduler threads, and productions as messages to the
   /// cache actor instead of planning-thread work. Nothing runs until the
   /// test drives the scheduler (runtime_caf.hpp, drive_scheduler);
-  /// cache_stats() and execute() are not for this mode.
+  /// cache_stats() is not for this mode, and runs through a pipeline actor
+  /// wait for the test to drive them too (direct single batches do not).
   bool deterministic_scheduler = false;
 };
 

@@ -46,7 +46,9 @@ caf::actor_system& actor_system_of(Runtime& runtime);
 
 /// With RuntimeOptions::deterministic_scheduler: runs every pending actor
 /// job on the calling thread, in order, until none is left; returns how
-/// many ran. (Otherwise: 0, nothing happens.)
+/// many ran. (Otherwise: 0, nothing happens.) The calling thread counts as
+/// a runtime thread meanwhile (runtime_threads.hpp): runs the handlers
+/// start never run inline on it.
 size_t drive_scheduler(caf::actor_system& system);
 
 }  // namespace tenact

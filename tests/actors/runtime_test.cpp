@@ -650,3 +650,27 @@ TEST_CASE("caller_runs_small_batches off sends every batch to the engine's threa
   }
   CHECK(engine->inline_batches() == 0);
 }
+
+TEST_CASE("under the deterministic scheduler a run answered while the test drives the actors is not inline",
+          "[runtime][inline][caf]") {
+  // The test thread runs the actors' handlers inside drive_scheduler: it is
+  // a runtime thread for that time, so the run the cache actor's answer
+  // starts goes to the engine's threads.
+  RuntimeOptions o = small_runtime();
+  o.deterministic_scheduler = true;
+  Runtime rt{o};
+  auto engine = cpu_engine();
+  REQUIRE(rt.register_engine(engine).ok());
+  auto inside = std::make_shared<std::promise<bool>>();
+  rt.run(affine(2), {iota8()}, {}, [inside](Result<std::vector<HostTensor>> r) {
+    check_affine2(r);
+    inside->set_value(t_inside_call);
+  });
+  t_inside_call = true;
+  CHECK(drive_scheduler(actor_system_of(rt)) > 0);
+  t_inside_call = false;
+  auto answered = inside->get_future();
+  REQUIRE(answered.wait_for(10s) == std::future_status::ready);
+  CHECK_FALSE(answered.get());
+  CHECK(engine->inline_batches() == 0);
+}
