@@ -564,22 +564,44 @@ namespace {
 // sees it set ran on that thread, inside that call.
 thread_local bool t_inside_call = false;
 
-using RunCallback = std::function<void(Result<std::vector<HostTensor>>)>;
+// affine(2) on iota8(): y = 3 i + 2. A plain predicate: callbacks run on
+// other threads, where Catch's assertions must not be used.
+bool is_affine2(const Result<std::vector<HostTensor>>& r) {
+  if (!r.ok() || r->size() != 1) return false;
+  for (int i = 0; i < 8; ++i)
+    if ((*r)[0].data_as<float>()[i] != static_cast<float>(i * 3 + 2)) return false;
+  return true;
+}
 
 void check_affine2(const Result<std::vector<HostTensor>>& r) {
   REQUIRE(r.ok());
   for (int i = 0; i < 8; ++i) CHECK((*r)[0].data_as<float>()[i] == static_cast<float>(i * 3 + 2));
 }
 
+// What a callback saw: a correct result, and whether it ran inside the
+// call that issued its run.
+struct Observed {
+  bool correct = false;
+  bool inside = false;
+};
+using ObservedPromise = std::shared_ptr<std::promise<Observed>>;
+
+ExecuteCallback observe(ObservedPromise into) {
+  return [into](Result<std::vector<HostTensor>> r) { into->set_value(Observed{is_affine2(r), t_inside_call}); };
+}
+
+Observed wait_for_observed(const ObservedPromise& p) {
+  auto f = p->get_future();
+  REQUIRE(f.wait_for(10s) == std::future_status::ready);
+  return f.get();
+}
+
 // An actor that issues one run from its CAF scheduler thread and reports
 // whether the callback ran inside that call.
 void run_from_actor(caf::event_based_actor* self, Runtime* rt, std::shared_ptr<const SemanticProgram> program,
-                    std::shared_ptr<std::promise<bool>> inside) {
+                    ObservedPromise observed) {
   t_inside_call = true;
-  rt->run(program, {iota8()}, {}, [inside](Result<std::vector<HostTensor>> r) {
-    check_affine2(r);
-    inside->set_value(t_inside_call);
-  });
+  rt->run(program, {iota8()}, {}, observe(std::move(observed)));
   t_inside_call = false;
   self->quit();
 }
@@ -595,38 +617,36 @@ TEST_CASE("a small run issued on a client thread runs there; one issued on a run
   const uint64_t inline_before = engine->inline_batches();
 
   // From this client thread: the batch runs here, the callback before run() returns.
-  bool inside = false;
+  auto here = std::make_shared<std::promise<Observed>>();
   t_inside_call = true;
-  rt.run(program, {iota8()}, {}, [&inside](Result<std::vector<HostTensor>> r) {
-    check_affine2(r);
-    inside = t_inside_call;
-  });
+  rt.run(program, {iota8()}, {}, observe(here));
   t_inside_call = false;
-  CHECK(inside);
+  const Observed direct = wait_for_observed(here);
+  CHECK(direct.correct);
+  CHECK(direct.inside);
   CHECK(engine->inline_batches() == inline_before + 1);
 
   // From a run's completion (a runtime thread even when the caller ran the
   // batch): the nested run goes to the engine's threads.
-  auto nested = std::make_shared<std::promise<bool>>();
-  rt.run(program, {iota8()}, {}, [&rt, program, nested](Result<std::vector<HostTensor>> r) {
-    check_affine2(r);
+  auto outer = std::make_shared<std::promise<Observed>>();
+  auto nested = std::make_shared<std::promise<Observed>>();
+  rt.run(program, {iota8()}, {}, [&rt, program, outer, nested](Result<std::vector<HostTensor>> r) {
     t_inside_call = true;
-    rt.run(program, {iota8()}, {}, [nested](Result<std::vector<HostTensor>> r2) {
-      check_affine2(r2);
-      nested->set_value(t_inside_call);
-    });
+    rt.run(program, {iota8()}, {}, observe(nested));
     t_inside_call = false;
+    outer->set_value(Observed{is_affine2(r), false});
   });
-  auto nested_future = nested->get_future();
-  REQUIRE(nested_future.wait_for(10s) == std::future_status::ready);
-  CHECK_FALSE(nested_future.get());
+  CHECK(wait_for_observed(outer).correct);
+  const Observed from_completion = wait_for_observed(nested);
+  CHECK(from_completion.correct);
+  CHECK_FALSE(from_completion.inside);
 
   // From a CAF scheduler thread: never inline.
-  auto from_actor = std::make_shared<std::promise<bool>>();
-  auto from_actor_future = from_actor->get_future();
+  auto from_actor = std::make_shared<std::promise<Observed>>();
   actor_system_of(rt).spawn(run_from_actor, &rt, program, from_actor);
-  REQUIRE(from_actor_future.wait_for(10s) == std::future_status::ready);
-  CHECK_FALSE(from_actor_future.get());
+  const Observed on_caf = wait_for_observed(from_actor);
+  CHECK(on_caf.correct);
+  CHECK_FALSE(on_caf.inside);
   CHECK(engine->inline_batches() == inline_before + 2);  // the outer run of the nested pair only
 }
 
@@ -639,14 +659,13 @@ TEST_CASE("caller_runs_small_batches off sends every batch to the engine's threa
   auto program = affine(2);
   check_affine2(rt.run(program, {iota8()}).get());
   for (int i = 0; i < 20; ++i) {
-    auto done = std::make_shared<std::promise<bool>>();
+    auto done = std::make_shared<std::promise<Observed>>();
     t_inside_call = true;
-    rt.run(program, {iota8()}, {}, [done](Result<std::vector<HostTensor>> r) {
-      check_affine2(r);
-      done->set_value(t_inside_call);
-    });
+    rt.run(program, {iota8()}, {}, observe(done));
     t_inside_call = false;
-    CHECK_FALSE(done->get_future().get());
+    const Observed seen = wait_for_observed(done);
+    CHECK(seen.correct);
+    CHECK_FALSE(seen.inside);
   }
   CHECK(engine->inline_batches() == 0);
 }
@@ -661,16 +680,14 @@ TEST_CASE("under the deterministic scheduler a run answered while the test drive
   Runtime rt{o};
   auto engine = cpu_engine();
   REQUIRE(rt.register_engine(engine).ok());
-  auto inside = std::make_shared<std::promise<bool>>();
-  rt.run(affine(2), {iota8()}, {}, [inside](Result<std::vector<HostTensor>> r) {
-    check_affine2(r);
-    inside->set_value(t_inside_call);
-  });
+  auto answered = std::make_shared<std::promise<Observed>>();
+  rt.run(affine(2), {iota8()}, {}, observe(answered));
   t_inside_call = true;
-  CHECK(drive_scheduler(actor_system_of(rt)) > 0);
+  const size_t jobs = drive_scheduler(actor_system_of(rt));
   t_inside_call = false;
-  auto answered = inside->get_future();
-  REQUIRE(answered.wait_for(10s) == std::future_status::ready);
-  CHECK_FALSE(answered.get());
+  CHECK(jobs > 0);
+  const Observed seen = wait_for_observed(answered);
+  CHECK(seen.correct);
+  CHECK_FALSE(seen.inside);
   CHECK(engine->inline_batches() == 0);
 }
