@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "actors/runtime_impl.hpp"
+#include "core/guarded.hpp"
 
 namespace tenact {
 
@@ -69,7 +70,16 @@ void handle_job(Self* self, Runtime::Impl* rt, PrepareJobPtr job) {
   rt->planning_pool->post([me, job, key = std::move(*key), registered, trace = rt->options.trace]() mutable {
     RuntimeThreadScope runtime_thread;
     const uint64_t begin = steady_now_ns();
-    ProducedEntry outcome = job->walk.produce(key, job->engines);
+    // Out of memory (or threads) while producing is a transient failure:
+    // answered, never cached, and the next request tries again.
+    ProducedEntry outcome = EntryFailed{Error{ErrorCode::Internal, "not produced"}, false, nullptr};
+    try {
+      outcome = job->walk.produce(key, job->engines);
+    } catch (...) {
+      outcome = EntryFailed{error_from_exception("preparing program '" + job->walk.context->program->name() + "'",
+                                                 std::current_exception()),
+                            false, nullptr};
+    }
     if (trace)
       trace->span(trace->track("planning thread " + std::to_string(trace_thread_index())),
                   "production '" + job->walk.context->program->name() + "'", "prepare", begin, steady_now_ns(),
@@ -96,7 +106,7 @@ void handle_production(Self* self, Runtime::Impl* rt, const ProductionPtr& p) {
 }
 
 caf::behavior prepare_cache_actor(Self* self, Runtime::Impl* rt) {
-  self->state.store = std::make_unique<PrepareCacheStore>(rt->options.cache_byte_budget);
+  self->state.store = std::make_unique<PrepareCacheStore>(rt->options.cache_byte_budget, rt->use_clock);
   return {
       [=](msg::prepare_atom, PrepareJobPtr job) { handle_job(self, rt, std::move(job)); },
       [=](msg::produced_atom, ProductionPtr p) { handle_production(self, rt, p); },

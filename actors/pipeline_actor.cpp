@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "actors/runtime_impl.hpp"
+#include "core/guarded.hpp"
 #include "actors/pipeline/pipeline_run.hpp"
 
 namespace tenact {
@@ -180,6 +181,12 @@ caf::behavior pipeline_actor(Self* self, Runtime::Impl* rt, std::shared_ptr<Pipe
   self->state.init = std::move(init);
   for (size_t loc = 0; loc < self->state.init->location_actors.size(); ++loc)
     self->monitor(self->state.init->location_actors[loc]);
+  // A handler that throws (out of memory) kills the actor in CAF 0.17; the
+  // run is answered with the error first, so no request is lost.
+  self->set_exception_handler([=](caf::scheduled_actor*, std::exception_ptr& caught) -> caf::error {
+    finish(self, rt, error_from_exception("running the pipeline", caught));
+    return caf::make_error(caf::sec::runtime_error);
+  });
   self->set_down_handler([=](caf::down_msg& down) {
     if (self->state.answered) return;
     std::string which = "an engine";
@@ -283,7 +290,7 @@ void spawn_pipeline(Runtime::Impl* rt, std::shared_ptr<const PreparedProgram> pr
   std::unique_lock lock(rt->mutex);
   if (rt->closing) {
     lock.unlock();
-    return init->done(Error{ErrorCode::Shutdown, "execute after the runtime shut down"});
+    return init->done(rt->refusal("execute"));
   }
   init->run_id = ++rt->next_run;
   const uint64_t id = init->run_id;

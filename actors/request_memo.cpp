@@ -45,7 +45,8 @@ bool alignment_fits(const PreparedProgram& prepared, const SemanticProgram& prog
 
 }  // namespace
 
-RequestMemo::RequestMemo(size_t max_entries) : per_shard_(std::max<size_t>(1, max_entries / kShards)) {}
+RequestMemo::RequestMemo(std::shared_ptr<UseClock> clock, size_t max_entries)
+    : clock_(std::move(clock)), per_shard_(std::max<size_t>(1, max_entries / kShards)) {}
 
 uint64_t RequestMemo::hash_of(const SemanticProgram& program, std::span<const InputDescriptor> inputs,
                               const std::string& options, uint64_t epoch) {
@@ -76,6 +77,7 @@ std::shared_ptr<const PreparedProgram> RequestMemo::find(const SemanticProgram& 
     if (e.epoch == epoch && e.options == options && same_apart_from_alignment(e.inputs, inputs) &&
         same_program(*e.program, program) && alignment_fits(*e.prepared, program, inputs)) {
       hits_.fetch_add(1, std::memory_order_relaxed);
+      e.prepared->last_use.mark(clock_->tick());
       return e.prepared;
     }
   }

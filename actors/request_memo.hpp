@@ -9,10 +9,12 @@
 // the one part of a descriptor that changes between fresh allocations of
 // the same tensor, and it only matters through the specialization
 // projection: descriptors that differ only in alignment match an entry
-// whose plan relies on no alignment, or whose projection they reproduce. The memo is only a
-// shortcut to entries the cache holds: the cache actor clears it whenever
-// it drops entries (eviction, clear, a new epoch), so a memo hit never
-// serves what the cache has let go.
+// whose plan relies on no alignment, or whose projection they reproduce.
+// The memo is only a shortcut to entries the cache holds: the cache actor
+// clears it whenever it drops entries (eviction, clear, a new epoch), so a
+// memo hit never serves what the cache has let go. Every hit marks the
+// program's UseStamp with a tick of the cache's UseClock, so the cache's
+// eviction sees the uses it never answered itself.
 //
 // Thread-safe: find() and insert() from any thread (sharded
 // readers-writer locks); find() costs one hash of the descriptors and a
@@ -29,6 +31,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "actors/cache/prepare_cache_store.hpp"
 #include "core/program.hpp"
 #include "planning/input_signature.hpp"
 #include "planning/prepared_program.hpp"
@@ -37,7 +40,8 @@ namespace tenact {
 
 class RequestMemo {
  public:
-  explicit RequestMemo(size_t max_entries = 4096);
+  /// `clock`: the prepare cache's use clock (hits mark programs with it).
+  explicit RequestMemo(std::shared_ptr<UseClock> clock, size_t max_entries = 4096);
 
   /// The program prepared for this request, or null.
   std::shared_ptr<const PreparedProgram> find(const SemanticProgram& program,
@@ -64,6 +68,7 @@ class RequestMemo {
   static uint64_t hash_of(const SemanticProgram& program, std::span<const InputDescriptor> inputs,
                           const std::string& options, uint64_t epoch);
 
+  std::shared_ptr<UseClock> clock_;
   size_t per_shard_;
   std::array<Shard, kShards> shards_;
   mutable std::atomic<uint64_t> hits_{0};

@@ -7,6 +7,8 @@
 #include <thread>
 
 #include "actors/runtime_impl.hpp"
+#include "core/guarded.hpp"
+#include "planning/plan_validity.hpp"
 #include "planning/signature.hpp"
 #include "planning/specialization_projection.hpp"
 
@@ -49,9 +51,15 @@ Runtime::Impl::Impl(RuntimeOptions opts) : options(std::move(opts)) {
                                                                 : caf::atom("stealing"));
   cfg.add_thread_hook<MarkRuntimeThreads>();
   system = std::make_unique<caf::actor_system>(cfg);
-  planning_pool = std::make_unique<cpu::WorkerPool>(std::max<size_t>(1, options.planning_threads));
-  transfer_pool = std::make_unique<cpu::WorkerPool>(1);
+  auto planning = cpu::WorkerPool::create(std::max<size_t>(1, options.planning_threads));
+  auto transfers = cpu::WorkerPool::create(1);
+  if (planning.ok()) planning_pool = std::move(*planning);
+  else startup_error = planning.error().with_context("the runtime's planning threads");
+  if (transfers.ok()) transfer_pool = std::move(*transfers);
+  else if (!startup_error) startup_error = transfers.error().with_context("the runtime's transfer thread");
+  closing = startup_error.has_value();
   config = RuntimeConfig::initial(runtime_id, options.policy);
+  epoch.store(config->epoch(), std::memory_order_release);
   cache = spawn_prepare_cache(*system, this);
   ticker = spawn_deadline_ticker(*system, this);
   transfer = system->spawn(transfer_actor, this);
@@ -91,6 +99,11 @@ Runtime::Impl::~Impl() {
   system.reset();
 }
 
+Error Runtime::Impl::refusal(std::string_view what) const {
+  if (startup_error) return *startup_error;
+  return Error{ErrorCode::Shutdown, std::string{what} + " after the runtime shut down"};
+}
+
 void Runtime::Impl::work_started() {
   std::lock_guard lock(work_mutex_);
   ++work_in_flight_;
@@ -112,6 +125,11 @@ std::pair<RuntimeConfigPtr, EngineLookup> Runtime::Impl::snapshot() const {
   return {config, std::move(lookup)};
 }
 
+RuntimeConfigPtr Runtime::Impl::current_config() const {
+  std::lock_guard lock(mutex);
+  return config;
+}
+
 caf::actor Runtime::Impl::engine_actor(std::string_view id) const {
   std::lock_guard lock(mutex);
   auto it = engines.find(id);
@@ -128,6 +146,7 @@ std::optional<EngineSlot> Runtime::Impl::engine_slot(std::string_view id) const 
 void Runtime::Impl::publish(RuntimeConfigPtr next) {
   // Called with `mutex` held.
   config = std::move(next);
+  epoch.store(config->epoch(), std::memory_order_release);
   memo.clear();
   plans.clear();
   caf::anon_send(cache, msg::epoch_atom::value, config->epoch());
@@ -145,11 +164,16 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::mov
 }
 Runtime::~Runtime() = default;
 
+Status Runtime::status() const {
+  if (impl_->startup_error) return *impl_->startup_error;
+  return ok_status();
+}
+
 Status Runtime::register_engine(std::shared_ptr<Engine> engine, uint32_t preference,
                                 std::map<std::string, std::string> extension_payloads) {
   if (!engine) return Error{ErrorCode::InvalidAttribute, "register_engine without an engine"};
   std::lock_guard lock(impl_->mutex);
-  if (impl_->closing) return Error{ErrorCode::Shutdown, "register_engine after the runtime shut down"};
+  if (impl_->closing) return impl_->refusal("register_engine");
   EngineRegistration reg{engine->identity(), engine->capabilities(), preference, std::move(extension_payloads)};
   TENACT_ASSIGN_OR_RETURN(auto next, impl_->config->with_engine(std::move(reg)));
   auto watch = std::make_shared<EngineWatch>(engine->identity().id);
@@ -183,16 +207,13 @@ Status Runtime::remove_route(const Endpoint& source, const Endpoint& destination
   return ok_status();
 }
 
-RuntimeConfigPtr Runtime::config() const {
-  std::lock_guard lock(impl_->mutex);
-  return impl_->config;
-}
+RuntimeConfigPtr Runtime::config() const { return impl_->current_config(); }
 
 void Runtime::prepare(std::shared_ptr<const SemanticProgram> program, std::vector<InputDescriptor> inputs,
                       PrepareOptions options, PrepareCallback done) {
   Impl& rt = *impl_;
   if (!program) return done(Error{ErrorCode::InvalidAttribute, "prepare without a program"});
-  if (rt.closing) return done(Error{ErrorCode::Shutdown, "prepare after the runtime shut down"});
+  if (rt.closing) return done(rt.refusal("prepare"));
   auto [config, engines] = rt.snapshot();
   const std::string options_text = options.canonical_text();
   if (options.cache_in_flight)
@@ -202,10 +223,13 @@ void Runtime::prepare(std::shared_ptr<const SemanticProgram> program, std::vecto
                                   "prepare", steady_now_ns(), {{"path", "facade"}});
       return done(std::move(hit));
     }
-  if (auto bound = bind_signature(*program, signature_of(inputs)); !bound.ok()) return done(bound.error());
-  auto context = resolve_preparation_context(config, program, inputs, options);
+  // The caller's thread resolves the context: the facade's largest
+  // allocations, so running out of memory here answers with an error.
+  if (auto bound = guarded("preparing", [&] { return bind_signature(*program, signature_of(inputs)); }); !bound.ok())
+    return done(bound.error());
+  auto context = guarded("preparing", [&] { return resolve_preparation_context(config, program, inputs, options); });
   if (!context.ok()) return done(context.error());
-  auto state = begin_specialization(*program, inputs);
+  auto state = guarded("preparing", [&] { return begin_specialization(*program, inputs); });
   if (!state.ok()) return done(state.error());
 
   auto job = std::make_shared<PrepareJob>();
@@ -238,7 +262,13 @@ void Runtime::execute(PreparedProgramPtr prepared, std::vector<HostTensor> input
                       ExecutionStats* stats) {
   Impl& rt = *impl_;
   if (!prepared || !prepared->root) return done(Error{ErrorCode::InvalidAttribute, "execute without a prepared program"});
-  if (rt.closing) return done(Error{ErrorCode::Shutdown, "execute after the runtime shut down"});
+  if (rt.closing) return done(rt.refusal("execute"));
+  // Runs only where it is valid (planning/plan_validity.hpp); the check is
+  // two loads when the configuration has not moved since preparation.
+  if (const RootIdentity* id = prepared->root->identity.get();
+      !id || id->runtime_id != rt.runtime_id || id->epoch != rt.epoch.load(std::memory_order_acquire))
+    if (Status current = check_plan_current(*prepared, *rt.current_config()); !current.ok())
+      return done(current.error());
   const SemanticProgram& program = *prepared->root->program;
   auto symbols = bind_signature(program, signature_of(inputs));
   if (!symbols.ok()) return done(symbols.error());

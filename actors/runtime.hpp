@@ -99,8 +99,14 @@ struct ExecutionStats {
 
 class Runtime {
  public:
+  /// Starts the actor system and the runtime's own threads. When a thread
+  /// cannot be started (ResourceExhausted; LimitExceeded for more than
+  /// cpu::WorkerPool::kMaxThreads planning threads), the runtime refuses
+  /// every request with that error, and status() returns it.
   explicit Runtime(RuntimeOptions options = {});
   ~Runtime();
+  /// Ok, or why the runtime could not start.
+  Status status() const;
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
@@ -126,6 +132,17 @@ class Runtime {
   // -- execution ----------------------------------------------------------------
   /// Runs a prepared program on `inputs` (host tensors, in program order)
   /// as a pipeline of engine batches. Errors name the unit, op and engine.
+  ///
+  /// A prepared program runs only where it is valid
+  /// (planning/plan_validity.hpp): a plan prepared by another Runtime, or
+  /// one using an engine that was removed or registered again since
+  /// (whatever its capabilities), or a transfer route that was removed or
+  /// given another provider, is refused with BindingMismatch naming what
+  /// moved — prepare it again. A plan whose engines and routes are as they
+  /// were runs as prepared, whatever else changed (engines or routes it
+  /// does not use, new epochs): it is still the plan preparing would give
+  /// for the engines it names. Nothing is re-prepared behind the caller's
+  /// back.
   std::future<Result<std::vector<HostTensor>>> execute(PreparedProgramPtr prepared,
                                                        std::vector<HostTensor> inputs);
   void execute(PreparedProgramPtr prepared, std::vector<HostTensor> inputs, ExecuteCallback done,

@@ -54,6 +54,8 @@ struct Runtime::Impl {
 
   mutable std::mutex mutex;
   RuntimeConfigPtr config;
+  /// config->epoch(), readable without the mutex (execute's fast check).
+  std::atomic<uint64_t> epoch{0};
   std::map<std::string, EngineSlot, std::less<>> engines;
   std::map<uint64_t, caf::actor> pipelines;
   uint64_t next_run = 0;
@@ -64,10 +66,19 @@ struct Runtime::Impl {
   /// The typed CAF-native interface (runtime_caf.hpp), as an untyped handle.
   caf::actor gateway;
 
-  RequestMemo memo;
+  /// Stamps every use of a prepared entry: the cache store's and the memo's.
+  std::shared_ptr<UseClock> use_clock = std::make_shared<UseClock>();
+  RequestMemo memo{use_clock};
   PlanCache plans;
   PendingRequests pending;
+  /// Set while the runtime refuses requests: from the start of shutdown,
+  /// or from construction when a thread could not be started.
   std::atomic<bool> closing{false};
+  /// Why construction failed (then `closing` is set from the start).
+  std::optional<Error> startup_error;
+  /// The error a request gets while `closing`: the startup error, or
+  /// Shutdown ("<what> after the runtime shut down").
+  Error refusal(std::string_view what) const;
 
   /// Engine and transfer work in flight (launches whose completion has
   /// not returned yet); ~Impl waits for 0.
@@ -77,6 +88,8 @@ struct Runtime::Impl {
   /// The current configuration and an engine lookup over the current
   /// engine objects (a consistent pair).
   std::pair<RuntimeConfigPtr, EngineLookup> snapshot() const;
+  /// The current configuration snapshot.
+  RuntimeConfigPtr current_config() const;
   /// The engine actor of `id` (invalid handle when none).
   caf::actor engine_actor(std::string_view id) const;
   /// The engine slot of `id` (empty when none).

@@ -4,6 +4,7 @@
 // (the value at its source) in BatchWork::inputs, and the route in the
 // job's transfer fields.
 #include "actors/runtime_impl.hpp"
+#include "core/guarded.hpp"
 
 namespace tenact {
 
@@ -19,7 +20,9 @@ caf::behavior transfer_actor(caf::event_based_actor* self, Runtime::Impl* rt) {
             out = Error{ErrorCode::Internal, "a transfer carries one value"};
           } else {
             const uint64_t begin = steady_now_ns();
-            auto moved = rt->providers.run(job->provider, job->work.inputs[0], job->source, job->destination);
+            auto moved = guarded("running a transfer", [&] {
+              return rt->providers.run(job->provider, job->work.inputs[0], job->source, job->destination);
+            });
             if (moved.ok()) out = std::vector<HostTensor>{std::move(*moved)};
             else out = moved.error();
             if (job->work.timings)

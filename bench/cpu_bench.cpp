@@ -71,7 +71,12 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  tenact::cpu::CpuEngine engine{tenact::cpu::CpuEngineOptions{.threads = options.threads}};
+  auto created = tenact::cpu::CpuEngine::create(tenact::cpu::CpuEngineOptions{.threads = options.threads});
+  if (!created.ok()) {
+    std::fprintf(stderr, "cpu_bench: %s\n", created.error().to_string().c_str());
+    return 2;
+  }
+  tenact::cpu::CpuEngine& engine = **created;
   tenact::bench::Table table;
   tenact::bench::Checks checks;
   tenact::bench::BenchContext ctx{engine, options, table, checks};

@@ -35,6 +35,16 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+// A started CPU engine, or the benchmark ends with the reason.
+std::shared_ptr<cpu::CpuEngine> make_engine(const cpu::CpuEngineOptions& options) {
+  auto engine = cpu::CpuEngine::create(options);
+  if (!engine.ok()) {
+    std::fprintf(stderr, "runtime_bench: %s\n", engine.error().to_string().c_str());
+    std::exit(1);
+  }
+  return std::move(*engine);
+}
+
 struct Options {
   bool quick = false;
   size_t threads = 0;
@@ -241,7 +251,7 @@ void bench_small_program(const Options& o) {
     auto rt = std::make_unique<Runtime>(ro);
     cpu::CpuEngineOptions eo;
     eo.threads = o.threads;
-    if (!rt->register_engine(std::make_shared<cpu::CpuEngine>(eo)).ok()) std::exit(1);
+    if (!rt->register_engine(make_engine(eo)).ok()) std::exit(1);
     paths.push_back({k == 0 ? "default" : k == 1 ? "engine threads" : "pipeline actor", std::move(rt), {}});
   }
   auto program = small_program();
@@ -326,7 +336,7 @@ int main(int argc, char** argv) {
     Runtime rt;
     cpu::CpuEngineOptions eo;
     eo.threads = o.threads;
-    if (!rt.register_engine(std::make_shared<cpu::CpuEngine>(eo)).ok()) return 1;
+    if (!rt.register_engine(make_engine(eo)).ok()) return 1;
     auto program = small_program();
     std::vector<HostTensor> inputs{filled(DType::F32, {1000}, 1), filled(DType::F32, {1000}, 2)};
     for (int i = 0; i < o.profile_small; ++i)
@@ -338,7 +348,7 @@ int main(int argc, char** argv) {
     Runtime rt;
     cpu::CpuEngineOptions eo;
     eo.threads = o.threads;
-    if (!rt.register_engine(std::make_shared<cpu::CpuEngine>(eo)).ok()) return 1;
+    if (!rt.register_engine(make_engine(eo)).ok()) return 1;
     bench_cache_hits(rt, o);
   }
   bench_small_program(o);
@@ -352,7 +362,7 @@ int main(int argc, char** argv) {
     cpu::CpuEngineOptions eo;
     eo.threads = o.threads;
     eo.fuse_regions = false;
-    auto engine = std::make_shared<cpu::CpuEngine>(eo);
+    auto engine = make_engine(eo);
     if (!rt.register_engine(engine).ok()) return 1;
     const std::string suffix = direct ? ", direct" : "";
     bench_nodes(rt, *engine, ("chain of 10,000 scalar adds" + suffix).c_str(), chain_program(10000), o, !direct);

@@ -38,6 +38,7 @@ std::string_view to_string(ErrorCode code) noexcept {
     case ErrorCode::Timeout: return "timeout";
     case ErrorCode::Shutdown: return "shutdown";
     case ErrorCode::Cancelled: return "cancelled";
+    case ErrorCode::ResourceExhausted: return "resource_exhausted";
     case ErrorCode::Internal: return "internal_error";
   }
   return "unknown_error";

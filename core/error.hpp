@@ -78,6 +78,9 @@ enum class ErrorCode : uint16_t {
   Shutdown,
   /// A request was cancelled because an earlier step failed.
   Cancelled,
+  /// The machine refused a resource a request needed: memory or a thread
+  /// (distinct from LimitExceeded, a documented limit of Tenact's own).
+  ResourceExhausted,
   /// A broken internal invariant; always a bug in Tenact.
   Internal,
 };

@@ -425,7 +425,7 @@ Result<std::string> read_file(const std::string& path, uint64_t max_bytes) {
   try {
     bytes.resize(static_cast<size_t>(size));
   } catch (const std::exception&) {
-    return Error{ErrorCode::ExecutionFailed, path + ": cannot allocate " + std::to_string(size) +
+    return Error{ErrorCode::ResourceExhausted, path + ": cannot allocate " + std::to_string(size) +
                                                  " bytes to read the file"};
   }
   in.read(bytes.data(), static_cast<std::streamsize>(size));

@@ -11,10 +11,43 @@ std::string Fingerprint::to_hex() const {
   return buf;
 }
 
+size_t first_control_character(std::string_view name) {
+  for (size_t i = 0; i < name.size(); ++i) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    if (c < 0x20 || c == 0x7F) return i;
+    if (c == 0xC2 && i + 1 < name.size()) {
+      const auto next = static_cast<unsigned char>(name[i + 1]);
+      if (next >= 0x80 && next <= 0x9F) return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+std::string printable_name(std::string_view name) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < name.size(); ++i) {
+    auto c = static_cast<unsigned char>(name[i]);
+    unsigned code = c;
+    if (c == 0xC2 && i + 1 < name.size() && static_cast<unsigned char>(name[i + 1]) >= 0x80 &&
+        static_cast<unsigned char>(name[i + 1]) <= 0x9F)
+      code = static_cast<unsigned char>(name[++i]);
+    else if (c >= 0x20 && c != 0x7F) {
+      out.push_back(static_cast<char>(c));
+      continue;
+    }
+    out += "\\u00";
+    out.push_back(kHex[code >> 4]);
+    out.push_back(kHex[code & 0xF]);
+  }
+  return out;
+}
+
+
 namespace {
 std::string describe(size_t index, OpKind kind, const std::string* first_out) {
   std::string s = "op #" + std::to_string(index) + " (" + std::string{to_string(kind)};
-  if (first_out) s += " -> '" + *first_out + "'";
+  if (first_out) s += " -> '" + printable_name(*first_out) + "'";
   return s + ")";
 }
 }  // namespace

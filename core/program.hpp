@@ -174,4 +174,13 @@ Result<SemanticProgram> validate(const ProgramDraft& draft, const ExtensionRegis
 /// "op #3 (add -> 'z')" from a draft op.
 std::string describe_draft_op(size_t index, const DraftOp& op);
 
+/// Value names are any non-empty text without control characters
+/// (docs/program-format.md, "Names"). The byte offset of the first control
+/// character of `name` (C0, DEL, or a C1 character U+0080..U+009F in
+/// UTF-8), or std::string_view::npos.
+size_t first_control_character(std::string_view name);
+/// `name` with its control characters written \u00XX, for messages that
+/// quote a name that may be malformed.
+std::string printable_name(std::string_view name);
+
 }  // namespace tenact

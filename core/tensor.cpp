@@ -74,7 +74,7 @@ Result<std::shared_ptr<Buffer>> Buffer::allocate(size_t bytes) {
   if (bytes >= kMappedBufferBytes) {
     void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
-      return Error{ErrorCode::ExecutionFailed,
+      return Error{ErrorCode::ResourceExhausted,
                    "allocation of " + std::to_string(bytes) + " bytes failed (mmap)"};
     // Advice only: fewer page faults where transparent huge pages are
     // enabled for madvised regions; harmless where they are not.
@@ -82,7 +82,7 @@ Result<std::shared_ptr<Buffer>> Buffer::allocate(size_t bytes) {
     auto* raw = new (std::nothrow) Buffer(static_cast<std::byte*>(p), bytes, bytes);
     if (raw == nullptr) {
       ::munmap(p, bytes);
-      return Error{ErrorCode::ExecutionFailed, "allocation of a buffer descriptor failed"};
+      return Error{ErrorCode::ResourceExhausted, "allocation of a buffer descriptor failed"};
     }
     return std::shared_ptr<Buffer>(raw);
   }
@@ -91,13 +91,13 @@ Result<std::shared_ptr<Buffer>> Buffer::allocate(size_t bytes) {
                               : (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
   void* p = std::aligned_alloc(kTensorAlignment, rounded);
   if (p == nullptr)
-    return Error{ErrorCode::ExecutionFailed,
+    return Error{ErrorCode::ResourceExhausted,
                  "allocation of " + std::to_string(bytes) + " bytes failed"};
   std::memset(p, 0, rounded);
   auto* raw = new (std::nothrow) Buffer(static_cast<std::byte*>(p), bytes, 0);
   if (raw == nullptr) {
     std::free(p);
-    return Error{ErrorCode::ExecutionFailed, "allocation of a buffer descriptor failed"};
+    return Error{ErrorCode::ResourceExhausted, "allocation of a buffer descriptor failed"};
   }
   return std::shared_ptr<Buffer>(raw);
 }

@@ -35,7 +35,7 @@ inline constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 40;
 class Buffer {
  public:
   /// Allocates `bytes` (0 allowed). Errors: LimitExceeded above
-  /// kMaxTensorBytes; ExecutionFailed when the allocation fails.
+  /// kMaxTensorBytes; ResourceExhausted when the allocation fails.
   static Result<std::shared_ptr<Buffer>> allocate(size_t bytes);
   ~Buffer();
   Buffer(const Buffer&) = delete;

@@ -93,6 +93,13 @@ class ProgramValidator {
       error(Error{ErrorCode::Schema, where + ": a value name must not be empty"});
       return false;
     }
+    if (const size_t at = first_control_character(name); at != std::string_view::npos) {
+      error(Error{ErrorCode::Schema, where + ": the value name '" + printable_name(name) +
+                                         "' holds a control character at byte " + std::to_string(at) +
+                                         "; names are any non-empty text without control characters"});
+      names_.try_emplace(name, NameEntry{std::nullopt});  // poisoned: later uses add no error
+      return false;
+    }
     auto [it, inserted] = names_.try_emplace(name, NameEntry{id});
     if (!inserted) {
       error(Error{ErrorCode::DuplicateName, where + ": name '" + name + "' is already defined"});
@@ -120,7 +127,7 @@ class ProgramValidator {
     // Pass 2: names, and every symbol of every input dimension bound.
     for (size_t i = 0; i < draft_.inputs.size(); ++i) {
       const InputDecl& in = draft_.inputs[i];
-      const std::string where = "input #" + std::to_string(i) + " '" + in.name + "'";
+      const std::string where = "input #" + std::to_string(i) + " '" + printable_name(in.name) + "'";
       bool ok = true;
       for (size_t ax = 0; ax < in.shape.size(); ++ax) {
         ok = check_symbols_bound(in.shape[ax], where + " axis " + std::to_string(ax)) && ok;
@@ -210,7 +217,7 @@ class ProgramValidator {
       auto it = names_.find(name);
       if (it == names_.end()) {
         error(Error{ErrorCode::UndefinedName,
-                    where + ": operand '" + name + "' is not defined above this op"});
+                    where + ": operand '" + printable_name(name) + "' is not defined above this op"});
         poisoned = true;
       } else if (!it->second.id) {
         poisoned = true;  // its producer already reported an error
@@ -258,7 +265,7 @@ class ProgramValidator {
     for (const auto& name : draft_.outputs) {
       auto it = names_.find(name);
       if (it == names_.end()) {
-        error(Error{ErrorCode::UndefinedName, "output '" + name + "' is not defined"});
+        error(Error{ErrorCode::UndefinedName, "output '" + printable_name(name) + "' is not defined"});
       } else if (it->second.id) {
         program_.outputs_.push_back(*it->second.id);
       }

@@ -18,7 +18,7 @@ bool operator==(const ExecInstruction& a, const ExecInstruction& b) {
 bool operator==(const ExecProgram& a, const ExecProgram& b) {
   return a.slots == b.slots && a.input_slots == b.input_slots &&
          a.output_slots == b.output_slots && a.instructions == b.instructions &&
-         a.constant_instructions == b.constant_instructions;
+         a.constant_instructions == b.constant_instructions && a.dropped_ops == b.dropped_ops;
 }
 
 bool ExecProgram::is_output(SlotId slot) const {
@@ -56,19 +56,38 @@ Result<ExecProgram> stage(const SemanticProgram& program) {
   out.input_slots.assign(program.inputs().begin(), program.inputs().end());
   out.output_slots.assign(program.outputs().begin(), program.outputs().end());
 
+  // Liveness, walking ops backwards: an op is live when a program output
+  // or a live op reads one of its results. Dead ops (nothing reads their
+  // results, directly or through other ops) are dropped: they never run
+  // and need no engine.
+  std::vector<bool> needed(values.size(), false);
+  for (SlotId s : out.output_slots) needed[s] = true;
+  std::vector<bool> live(ops.size(), false);
+  for (size_t i = ops.size(); i > 0; --i) {
+    const Op& op = ops[i - 1];
+    for (ValueId id : op.outputs) live[i - 1] = live[i - 1] || needed[id];
+    if (live[i - 1])
+      for (ValueId id : op.inputs) needed[id] = true;
+  }
+
   out.instructions.reserve(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
+    if (!live[i]) {
+      out.dropped_ops.push_back(i);
+      continue;
+    }
     const Op& op = ops[i];
+    const auto index = static_cast<uint32_t>(out.instructions.size());
     ExecInstruction ins;
     ins.kind = op.kind;
     ins.attrs = op.attrs;
     ins.semantic_op = i;
     ins.inputs.assign(op.inputs.begin(), op.inputs.end());
     ins.outputs.assign(op.outputs.begin(), op.outputs.end());
-    for (ValueId id : op.outputs) out.slots[id].producer = static_cast<uint32_t>(i);
+    for (ValueId id : op.outputs) out.slots[id].producer = index;
     ins.last_use.assign(ins.inputs.size(), false);
     ins.unread_output.assign(ins.outputs.size(), false);
-    if (ins.is_constant()) out.constant_instructions.push_back(static_cast<uint32_t>(i));
+    if (ins.is_constant()) out.constant_instructions.push_back(index);
     out.instructions.push_back(std::move(ins));
   }
 

@@ -2,7 +2,9 @@
 // scheduler and the pipeline walk: value slots, instructions reading and
 // writing slots in program order, last-use flags that say when a slot's
 // buffer may be released, constants, and output shapes as dimension
-// expressions with their extents.
+// expressions with their extents. Ops whose results nothing reads (no
+// program output depends on them) are dropped: they get no instruction,
+// and `dropped_ops` lists them so reports can say so.
 //
 // Contract: stage() is pure and deterministic (equal programs stage to
 // equal ExecPrograms); an ExecProgram is immutable once built and safe to
@@ -32,7 +34,8 @@ struct ExecSlot {
   ValueType type;
   /// The value's name, for messages ("slot 3 ('h')").
   std::string name;
-  /// The instruction that writes the slot; nullopt for a program input.
+  /// The instruction that writes the slot; nullopt for a program input and
+  /// for a result of a dropped op.
   std::optional<uint32_t> producer;
 };
 
@@ -66,10 +69,15 @@ struct ExecProgram {
   /// Program outputs in declaration order; may repeat a slot and may name
   /// an input slot (passed through).
   std::vector<SlotId> output_slots;
-  /// In program order, which is a topological order of the slot graph.
+  /// The live ops in program order, which is a topological order of the
+  /// slot graph. Everything planned per op (dispatch, prepared ops,
+  /// regions) is indexed by instruction, not by SemanticProgram op.
   std::vector<ExecInstruction> instructions;
   /// Indices into `instructions` of the constant instructions, ascending.
   std::vector<uint32_t> constant_instructions;
+  /// SemanticProgram ops with no instruction (nothing reads their results),
+  /// ascending.
+  std::vector<size_t> dropped_ops;
 
   const ValueType& slot_type(SlotId slot) const { return slots[slot].type; }
   /// The shape of output `i` (extents over the program's symbols).

@@ -81,6 +81,8 @@ Result<std::string> plan_to_text(const PreparedProgram& program, const PrepareRe
     if (region_of[i] >= 0) out += " (region " + std::to_string(region_of[i]) + ")";
     out += "\n";
   }
+  for (size_t op : staged.dropped_ops)
+    out += "dropped " + root.program->describe_op(op) + ": nothing reads its results\n";
   if (graph.transfer_count() == 0) out += "transfers: none\n";
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const ScheduledNode& node = graph.nodes[n];
@@ -130,11 +132,20 @@ Result<std::string> plan_to_json(const PreparedProgram& program, const PrepareRe
     const Endpoint& at = graph.endpoint(graph.instruction_locations[i]);
     ordered_json j{{"index", i},
                    {"op", std::string{to_string(ins.kind)}},
+                   {"op_index", ins.semantic_op},
                    {"outputs", names(staged, ins.outputs)},
                    {"engine", at.engine},
                    {"storage_class", at.storage_class}};
     j["region"] = region_of[i] >= 0 ? ordered_json(region_of[i]) : ordered_json(nullptr);
     doc["instructions"].push_back(std::move(j));
+  }
+  // Ops staging dropped because nothing reads their results.
+  doc["dropped_ops"] = ordered_json::array();
+  for (size_t op : staged.dropped_ops) {
+    const Op& dropped = root.program->ops()[op];
+    std::vector<std::string> outputs;
+    for (ValueId v : dropped.outputs) outputs.push_back(root.program->value(v).name);
+    doc["dropped_ops"].push_back({{"op_index", op}, {"op", std::string{to_string(dropped.kind)}}, {"outputs", outputs}});
   }
   doc["transfers"] = ordered_json::array();
   for (size_t n = 0; n < graph.nodes.size(); ++n) {

@@ -84,11 +84,11 @@ class ContextResolver {
     if (options_.placement.engines.empty()) {
       for (const EngineEntry& e : config_->engines()) all.push_back(&e);
     } else {
-      // Preference order, whatever order the constraint lists them in.
-      for (const EngineEntry& e : config_->engines())
-        if (std::find(options_.placement.engines.begin(), options_.placement.engines.end(),
-                      e.id()) != options_.placement.engines.end())
-          all.push_back(&e);
+      // An explicit list is the caller's preference order (registered
+      // preferences do not re-sort it); a repeated id counts once,
+      // unregistered ids allow nothing.
+      for (const std::string& id : options_.placement.distinct_engines())
+        if (const EngineEntry* e = config_->find_engine(id)) all.push_back(e);
     }
     for (const EngineEntry* e : all)
       if (e->capabilities.executable) candidates_.push_back(e);
@@ -145,7 +145,8 @@ class ContextResolver {
   // candidate, default classes first). nullopt result: some op has none.
   Result<std::optional<OpCandidates>> op_candidates(const std::optional<std::string>& storage) {
     OpCandidates per_op;
-    for (const Op& op : program_->ops()) {
+    for (const ExecInstruction& ins : staging_->instructions) {
+      const Op& op = program_->ops()[ins.semantic_op];
       std::vector<OpDispatch> list;
       auto consider = [&](const EngineEntry& e, const std::string& cls) {
         if (!serves_op(e, op)) {
@@ -242,10 +243,10 @@ class ContextResolver {
   // that accepts it and from which it reaches all its consumers.
   Result<std::vector<Endpoint>> resolve_inputs(const std::vector<Endpoint>& op_endpoints) const {
     std::vector<std::vector<Endpoint>> consumers(inputs_.size());
-    for (const ExecInstruction& ins : staging_->instructions)
-      for (SlotId s : ins.inputs)
+    for (size_t k = 0; k < staging_->instructions.size(); ++k)
+      for (SlotId s : staging_->instructions[k].inputs)
         for (size_t i = 0; i < staging_->input_slots.size(); ++i)
-          if (staging_->input_slots[i] == s) consumers[i].push_back(op_endpoints[ins.semantic_op]);
+          if (staging_->input_slots[i] == s) consumers[i].push_back(op_endpoints[k]);
     std::vector<Endpoint> out;
     for (size_t i = 0; i < inputs_.size(); ++i) {
       std::optional<Endpoint> chosen;
@@ -296,12 +297,8 @@ class ContextResolver {
     std::vector<Endpoint> op_endpoints;
     for (const OpDispatch& d : selection) op_endpoints.push_back(d.binding.endpoint);
     TENACT_ASSIGN_OR_RETURN(ctx.input_endpoints, resolve_inputs(op_endpoints));
-    std::vector<Endpoint> instruction_endpoints;
-    for (const ExecInstruction& ins : staging_->instructions)
-      instruction_endpoints.push_back(op_endpoints[ins.semantic_op]);
     TENACT_ASSIGN_OR_RETURN(auto schedule, build_schedule(*staging_, ctx.root_placement,
-                                                          ctx.input_endpoints,
-                                                          instruction_endpoints, *config_));
+                                                          ctx.input_endpoints, op_endpoints, *config_));
     ctx.schedule = std::make_shared<const ScheduledGraph>(std::move(schedule));
     ctx.dispatch = std::move(selection);
     ctx.root_identity = std::make_shared<const RootIdentity>(root_identity(ctx));
@@ -372,6 +369,13 @@ Result<PreparationContext> resolve_preparation_context(
   return ContextResolver{config, std::move(program), inputs, options, search_budget}.resolve();
 }
 
+std::vector<std::string> PlacementConstraint::distinct_engines() const {
+  std::vector<std::string> out;
+  for (const std::string& id : engines)
+    if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+  return out;
+}
+
 std::string PlacementConstraint::to_string() const {
   if (is_any()) return "any engine";
   std::string out = engines.empty() ? std::string{"any engine"} : "engines [" + join_ids(engines) + "]";
@@ -381,12 +385,10 @@ std::string PlacementConstraint::to_string() const {
 
 std::string PrepareOptions::canonical_text() const {
   if (placement.is_any()) return "";
-  std::vector<std::string> sorted = placement.engines;
-  std::sort(sorted.begin(), sorted.end());
-  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-  // Length-prefixed, so no id can forge a separator.
+  // In the caller's order, which is the preference order of the plan;
+  // length-prefixed, so no id can forge a separator.
   std::string out = "engines=";
-  for (const std::string& id : sorted) out += std::to_string(id.size()) + ":" + id;
+  for (const std::string& id : placement.distinct_engines()) out += std::to_string(id.size()) + ":" + id;
   if (placement.storage_class)
     out += ";storage=" + std::to_string(placement.storage_class->size()) + ":" + *placement.storage_class;
   return out;

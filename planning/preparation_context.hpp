@@ -62,7 +62,7 @@ struct PreparationContext {
   RuntimeConfigPtr config;
   std::shared_ptr<const SemanticProgram> program;
   std::shared_ptr<const ExecProgram> staging;
-  /// One per SemanticProgram op.
+  /// One per staged instruction, in order (dropped ops have none).
   std::vector<OpDispatch> dispatch;
   /// The primary placement: the first op's endpoint (an op-less program:
   /// the first candidate engine with the storage class).

@@ -14,14 +14,18 @@ namespace tenact {
 
 /// Which engines and storage class a program may be placed on.
 struct PlacementConstraint {
-  /// Allowed engine ids; empty: every registered engine. Ids that are not
-  /// registered allow nothing.
+  /// Allowed engine ids, most preferred first (this order, not the
+  /// engines' registered preferences, decides); empty: every registered
+  /// engine in preference order. Ids that are not registered allow
+  /// nothing; a repeated id counts at its first place.
   std::vector<std::string> engines;
   /// When set, every op runs in this storage class (no cross-storage
   /// fallback).
   std::optional<std::string> storage_class;
 
   bool is_any() const { return engines.empty() && !storage_class; }
+  /// `engines` without repetitions, in their order.
+  std::vector<std::string> distinct_engines() const;
   /// "any engine", "engines [cpu, sim:0], storage class 'device'".
   std::string to_string() const;
   friend bool operator==(const PlacementConstraint&, const PlacementConstraint&) = default;

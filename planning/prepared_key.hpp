@@ -70,7 +70,7 @@ struct RootIdentity {
   /// Canonical text of the prepare options that shape the plan (placement
   /// constraint, ...; "" for the defaults).
   std::string prepare_options;
-  /// Where each op runs, one per SemanticProgram op, in op order.
+  /// Where each staged instruction runs, one per instruction, in order.
   std::vector<Endpoint> op_bindings;
   /// Where each program input enters, one per input.
   std::vector<Endpoint> input_endpoints;

@@ -83,9 +83,12 @@ std::string who_prepares(const SemanticProgram& program, size_t op, const OpBind
   return "engine '" + binding.endpoint.engine + "' preparing " + program.describe_op(op);
 }
 
+// The request for staged instruction `instruction` (its dispatch), naming
+// the program op it executes.
 OpPrepareRequest request_for(const PreparationContext& context, const PreparedEntryKey& key,
-                             size_t index, const SymbolBindings& fixed) {
+                             size_t instruction, const SymbolBindings& fixed) {
   const SemanticProgram& program = *context.program;
+  const size_t index = context.staging->instructions[instruction].semantic_op;
   const Op& op = program.ops()[index];
   OpPrepareRequest r;
   r.op_index = index;
@@ -93,7 +96,7 @@ OpPrepareRequest request_for(const PreparationContext& context, const PreparedEn
   r.attrs = op.attrs;
   for (ValueId v : op.inputs) r.operands.push_back(program.value(v).type);
   for (ValueId v : op.outputs) r.results.push_back(program.value(v).type);
-  r.binding = context.dispatch[index].binding;
+  r.binding = context.dispatch[instruction].binding;
   r.specialization = key.requirements();
   r.projection = key.projection();
   r.fixed_symbols = fixed;
@@ -133,8 +136,7 @@ Result<std::shared_ptr<const PreparedRoot>> make_prepared_root(const Preparation
   root->schedule = context.schedule;
   root->dispatch = context.dispatch;
   std::vector<Endpoint> endpoints;
-  for (const ExecInstruction& ins : context.staging->instructions)
-    endpoints.push_back(context.dispatch[ins.semantic_op].binding.endpoint);
+  for (const OpDispatch& d : context.dispatch) endpoints.push_back(d.binding.endpoint);
   const RuntimeConfigPtr config = context.config;
   TENACT_ASSIGN_OR_RETURN(
       root->regions,
@@ -200,10 +202,11 @@ ProducedEntry produce_prepared_entry(const PreparationContext& context, const Pr
   bytes.add(sizeof(PreparedProgram));
   bytes.add(requirements_retained_bytes(entry->requirements));
   bytes.add(projection_retained_bytes(entry->projection));
-  bytes.add_array(program.ops().size(), sizeof(std::shared_ptr<const PreparedOp>));
-  for (size_t i = 0; i < program.ops().size(); ++i) {
+  const size_t instructions = context.staging->instructions.size();
+  bytes.add_array(instructions, sizeof(std::shared_ptr<const PreparedOp>));
+  for (size_t i = 0; i < instructions; ++i) {
     const OpPrepareRequest request = request_for(context, key, i, fixed);
-    const std::string who = who_prepares(program, i, request.binding);
+    const std::string who = who_prepares(program, request.op_index, request.binding);
     std::shared_ptr<Engine> engine = engines ? engines(request.binding.endpoint.engine) : nullptr;
     if (!engine)
       return failed(Error{ErrorCode::EngineDown, who + ": the engine is not available"}, root);

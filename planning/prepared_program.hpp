@@ -19,6 +19,7 @@
 // op plus O(size of the program) for validation and accounting.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -48,7 +49,7 @@ struct PreparedRoot {
   std::shared_ptr<const SemanticProgram> program;
   std::shared_ptr<const ExecProgram> staging;
   std::shared_ptr<const ScheduledGraph> schedule;
-  /// One per SemanticProgram op.
+  /// One per staged instruction, in order.
   std::vector<OpDispatch> dispatch;
   std::vector<ElementwiseRegion> regions;
   /// Logical bytes the root keeps alive (identity, program, staging,
@@ -61,15 +62,39 @@ struct PreparedRoot {
 /// Errors: Overflow (accounting), those of plan_elementwise_regions.
 Result<std::shared_ptr<const PreparedRoot>> make_prepared_root(const PreparationContext& context);
 
+/// When a cache last served an entry: a stamp from the cache's use clock
+/// (larger is more recent; 0: never served since stored). Written by every
+/// path that serves the entry — the cache itself and shortcuts in front of
+/// it, from any thread — and read by eviction. An atomic that copies as its
+/// current value.
+class UseStamp {
+ public:
+  UseStamp() = default;
+  UseStamp(const UseStamp& other) noexcept : value_(other.load()) {}
+  UseStamp& operator=(const UseStamp& other) noexcept {
+    value_.store(other.load(), std::memory_order_relaxed);
+    return *this;
+  }
+  /// Cost: one relaxed store (two concurrent marks may land in either order).
+  void mark(uint64_t stamp) const noexcept { value_.store(stamp, std::memory_order_relaxed); }
+  uint64_t load() const noexcept { return value_.load(std::memory_order_relaxed); }
+
+ private:
+  mutable std::atomic<uint64_t> value_{0};
+};
+
 /// One specialization of a root: its ops, prepared.
 struct PreparedProgram {
   std::shared_ptr<const PreparedRoot> root;
   SpecializationRequirements requirements;
   SpecializationProjection projection;
-  /// One per SemanticProgram op, prepared by the engine of its dispatch.
+  /// One per staged instruction (ExecProgram::instructions), in order,
+  /// prepared by the engine of its dispatch.
   std::vector<std::shared_ptr<const PreparedOp>> ops;
   /// Bytes of this entry alone (the root is counted by the root).
   uint64_t retained_bytes = 0;
+  /// Recency for the cache that holds this entry; not part of the plan.
+  UseStamp last_use;
 };
 
 struct EntryReady {

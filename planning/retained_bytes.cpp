@@ -206,6 +206,7 @@ Result<uint64_t> exec_program_retained_bytes(const ExecProgram& program) {
   c.add_array(program.input_slots.size(), sizeof(SlotId));
   c.add_array(program.output_slots.size(), sizeof(SlotId));
   c.add_array(program.constant_instructions.size(), sizeof(uint32_t));
+  c.add_array(program.dropped_ops.size(), sizeof(size_t));
   c.add_array(program.instructions.size(), sizeof(ExecInstruction));
   for (const ExecInstruction& ins : program.instructions) {
     c.add_array(ins.inputs.size(), sizeof(SlotId));

@@ -56,17 +56,22 @@ Result<SymbolBindings> bind_signature(const SemanticProgram& program,
       if (!expected.ok()) return expected.error().with_context("input '" + v.name + "' axis " + std::to_string(ax));
       const int64_t actual = signature[i].shape[ax];
       if (*expected != actual) {
-        std::string why = "input '" + v.name + "' axis " + std::to_string(ax) + " is " +
-                          std::to_string(actual) + ", but " + v.type.shape[ax].expr.to_string() +
-                          " = " + std::to_string(*expected);
-        if (auto sym = v.type.shape[ax].expr.as_symbol()) {
-          for (const SymbolSource& src : program.symbols())
-            if (src.symbol == *sym)
-              why += " (bound by input '" + program.value(inputs[src.input]).name + "' axis " +
-                     std::to_string(src.axis) + ")";
+        // "expected 8" for a constant extent; "expected N = 3 (N bound by
+        // input 'y' axis 0)" or "expected 2*N = 6" for a symbolic one.
+        const DimExpr& declared = v.type.shape[ax].expr;
+        std::string want = std::to_string(*expected);
+        if (!declared.constant_value()) {
+          want = declared.to_string() + " = " + want;
+          if (auto sym = declared.as_symbol())
+            for (const SymbolSource& src : program.symbols())
+              if (src.symbol == *sym)
+                want += " (" + *sym + " bound by input '" + program.value(inputs[src.input]).name +
+                        "' axis " + std::to_string(src.axis) + ")";
         }
-        return Error{ErrorCode::InputMismatch, why + "; expected " + v.type.to_string() +
-                                                   ", got " + given(signature[i])};
+        return Error{ErrorCode::InputMismatch,
+                     "input '" + v.name + "' axis " + std::to_string(ax) + " is " + std::to_string(actual) +
+                         ", expected " + want + ": the program declares " + v.type.to_string() +
+                         ", got " + given(signature[i])};
       }
     }
   }

@@ -5,9 +5,11 @@
 # its lock-free mailboxes and reference counts would hide every
 # happens-before edge between actors from TSan, which would then report
 # hundreds of false races on message payloads. The source is the one Debian
-# builds its package from (actor-framework_0.17.6.orig.tar.gz, checked
-# against the SHA-256 of Debian's signed .dsc), configured as Debian
-# configures it (log level QUIET, CAF's own memory management), core only.
+# builds its package from, fetched by apt (`apt-get source`, from the
+# machine's own apt sources with source entries enabled) and checked: the
+# upstream tarball must match both the SHA-256 pinned below and the one in
+# Debian's .dsc. Configured as Debian configures it (log level QUIET, CAF's
+# own memory management), core only.
 # Idempotent: a finished build (stamp file) is reused. Takes ~2 min on 2 cores.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,26 +20,26 @@ sha256=e2bf5bd243f08bb7d8adde197cfe3e6d71314ed3378fe0692f8932f4c3b3928c
 stamp="$prefix/.tenact-caf-tsan-$sha256"
 [[ -f "$stamp" ]] && exit 0
 
-mirrors=(
-  "${TENACT_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-  http://snapshot.debian.org/archive/debian/20250520T000000Z
-)
 mkdir -p "$out"
 if [[ ! -f "$out/$tarball" ]] || ! echo "$sha256  $out/$tarball" | sha256sum -c --quiet - 2>/dev/null; then
-  fetched=no
-  for m in "${mirrors[@]}"; do
-    if curl -sSfL --retry 3 -o "$out/$tarball.part" "$m/pool/main/a/actor-framework/$tarball"; then
-      mv "$out/$tarball.part" "$out/$tarball"
-      fetched=yes
-      break
-    fi
-  done
-  [[ $fetched == yes ]] || { echo "build-caf-tsan: could not fetch $tarball from ${mirrors[*]}" >&2; exit 1; }
-  if ! echo "$sha256  $out/$tarball" | sha256sum -c --quiet -; then
-    echo "build-caf-tsan: $tarball does not match Debian's SHA-256 $sha256" >&2
-    rm -f "$out/$tarball"
+  bash "$root/scripts/fetch-debian-source.sh" actor-framework "$out/apt-source"
+  dsc=$(ls "$out"/apt-source/actor-framework_0.17.6-*.dsc 2>/dev/null | head -n 1)
+  [[ -n "$dsc" && -f "$out/apt-source/$tarball" ]] || {
+    echo "build-caf-tsan: apt-get source actor-framework gave no $tarball (is the archive's CAF still 0.17.6?)" >&2
+    exit 1
+  }
+  # The .dsc's Checksums-Sha256 line for the tarball: "<sha256> <size> <name>".
+  dsc_sha=$(awk -v f="$tarball" '/^Checksums-Sha256:/ {on=1; next} /^[^ ]/ {on=0} on && $3 == f {print $1}' "$dsc")
+  if [[ "$dsc_sha" != "$sha256" ]]; then
+    echo "build-caf-tsan: $tarball: Debian's .dsc says SHA-256 '${dsc_sha:-none}', expected $sha256" >&2
     exit 1
   fi
+  if ! echo "$sha256  $out/apt-source/$tarball" | sha256sum -c --quiet -; then
+    echo "build-caf-tsan: $tarball does not match Debian's SHA-256 $sha256" >&2
+    exit 1
+  fi
+  mv "$out/apt-source/$tarball" "$out/$tarball"
+  rm -rf "$out/apt-source"
 fi
 
 rm -rf "$out/src" "$out/build" "$prefix"

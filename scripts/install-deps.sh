@@ -6,7 +6,6 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git
-  curl                                # fetches CAF's Debian source for the TSan variant
   clang libclang-rt-14-dev            # libFuzzer and sanitizer runtimes
   libcaf-dev libasio-dev libopenblas-dev catch2 nlohmann-json3-dev
   libxxhash-dev libssl-dev libbenchmark-dev

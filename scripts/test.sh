@@ -4,9 +4,9 @@
 #   1. release build: all targets, every test (CTest)
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer (leak checks on): the tests
 #   3. ThreadSanitizer: the tests about threads (worker pool, fused regions
-#      over the pool, engine launches, the prepare-cache store with its
-#      concurrently read index, pipeline runs, the facade's memo and pending
-#      requests) and the CAF-level runtime tests (actor_tests), against a
+#      over the pool, engine launches, the prepare-cache store with use
+#      stamps marked from other threads, pipeline runs, the facade's memo and
+#      pending requests) and the CAF-level runtime tests (actor_tests), against a
 #      libcaf_core built with -fsanitize=thread from Debian's source
 #      (scripts/build-caf-tsan.sh; Debian's own library is not instrumented
 #      and hides every happens-before edge between actors). OpenBLAS is not

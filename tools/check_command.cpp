@@ -39,8 +39,9 @@ void print_program(const SemanticProgram& p, std::ostream& out) {
 }  // namespace
 
 int run_check(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  for (const std::string& a : args)
+    if (a.size() > 1 && a[0] == '-') return usage_error("check", "unknown option '" + a + "'", err);
   if (args.size() != 1) return usage_error("check", "expects exactly one PROGRAM.json", err);
-  if (!args[0].empty() && args[0][0] == '-') return usage_error("check", "unknown option '" + args[0] + "'", err);
   auto text = read_file(args[0], uint64_t{64} << 20);
   if (!text.ok()) {
     err << "tenact check: " << text.error().to_string() << "\n";

@@ -18,6 +18,7 @@
 #include "planning/plan_report.hpp"
 #include "planning/prepared_program.hpp"
 #include "tools/cli.hpp"
+#include "tools/cli_args.hpp"
 #include "tools/input_files.hpp"
 
 namespace tenact::cli {
@@ -31,12 +32,6 @@ struct InspectArgs {
   std::vector<std::pair<std::string, std::string>> placements;  // name, engine[/storage]
   bool json = false;
 };
-
-std::optional<std::pair<std::string, std::string>> split_pair(const std::string& v) {
-  const auto eq = v.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == v.size()) return std::nullopt;
-  return std::make_pair(v.substr(0, eq), v.substr(eq + 1));
-}
 
 std::vector<std::string> split_list(const std::string& v) {
   std::vector<std::string> out;
@@ -66,14 +61,20 @@ std::optional<InspectArgs> parse_inspect_args(const std::vector<std::string>& ar
     if (a == "--input" || a == "-i" || a == "--placement") {
       auto v = value(a == "--placement" ? "--placement" : "--input");
       if (!v) return std::nullopt;
-      auto pair = split_pair(*v);
-      if (!pair) {
-        status = usage_error("inspect", a + " expects NAME=" + (a == "--placement" ? "ENGINE" : "FILE") +
-                                            ", got '" + *v + "'",
-                             err);
+      const bool placement = a == "--placement";
+      auto pair = parse_name_value(*v, placement ? "--placement" : "--input",
+                                   placement ? "ENGINE[/STORAGE]" : "FILE");
+      if (auto* why = std::get_if<std::string>(&pair)) {
+        status = usage_error("inspect", *why, err);
         return std::nullopt;
       }
-      (a == "--placement" ? r.placements : r.inputs).push_back(std::move(*pair));
+      auto& [name, where] = std::get<0>(pair);
+      if (placement)
+        if (auto endpoint = parse_endpoint_arg(where, "host"); std::holds_alternative<std::string>(endpoint)) {
+          status = usage_error("inspect", "--placement " + name + "=" + where + ": " + std::get<std::string>(endpoint), err);
+          return std::nullopt;
+        }
+      (placement ? r.placements : r.inputs).push_back(std::move(std::get<0>(pair)));
     } else if (a == "--engines") {
       auto v = value("--engines");
       if (!v) return std::nullopt;
@@ -111,8 +112,8 @@ Result<std::vector<InputDescriptor>> describe_program_inputs(const SemanticProgr
   TENACT_ASSIGN_OR_RETURN(const auto placed_at, pairs_by_input(p, args.placements, "placed twice"));
   std::map<std::string, Endpoint> placements;
   for (const auto& [name, where] : placed_at) {
-    const auto slash = where.find('/');
-    Endpoint e{where.substr(0, slash), slash == std::string::npos ? "host" : where.substr(slash + 1)};
+    const auto arg = std::get<EndpointArg>(parse_endpoint_arg(where, "host"));  // checked when parsed
+    Endpoint e{arg.engine, arg.storage_class};
     if (std::find(args.engines.begin(), args.engines.end(), e.engine) == args.engines.end())
       return Error{ErrorCode::InputMismatch, "--placement " + name + "=" + where + ": engine '" + e.engine +
                                                  "' is not among --engines"};
@@ -166,7 +167,9 @@ int run_inspect(const std::vector<std::string>& args, std::ostream& out, std::os
     cpu::CpuEngineOptions options;
     options.id = parsed->engines[i];
     options.threads = 1;
-    auto engine = std::make_shared<cpu::CpuEngine>(options);
+    auto created = cpu::CpuEngine::create(options);
+    if (!created.ok()) return fail(created.error());
+    std::shared_ptr<cpu::CpuEngine> engine = std::move(*created);
     // Context identity 0 instead of the process id: these engines live only
     // for this command, and equal plans then print equal digests in every run.
     EngineIdentity identity = engine->identity();

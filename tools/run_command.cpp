@@ -3,22 +3,30 @@
 //
 // Runs through the Runtime (actors/runtime.hpp) with one CPU engine: the
 // program is prepared through the prepare cache and executed as a pipeline.
-#include <filesystem>
+// --out writes through core/output_folder.hpp: one file per distinct
+// output name (escaped by core/value_file_name.hpp), never outside DIR,
+// all files complete or none.
 #include <map>
 #include <optional>
 #include <chrono>
 #include <set>
 
+#include "core/json_text.hpp"
+#include "core/output_folder.hpp"
 #include "core/program_json.hpp"
 #include "core/tensor_io.hpp"
+#include "core/value_file_name.hpp"
 #include "actors/runtime.hpp"
 #include "engines/cpu/cpu_engine.hpp"
 #include "tools/cli.hpp"
+#include "tools/cli_args.hpp"
 #include "tools/input_files.hpp"
 
 namespace tenact::cli {
 
 namespace {
+
+constexpr uint64_t kMaxRepeat = 1000000;
 
 struct RunArgs {
   std::string program;
@@ -30,13 +38,6 @@ struct RunArgs {
   size_t threads = 0;
   std::string trace;
 };
-
-std::optional<uint64_t> parse_count(const std::string& v, uint64_t max) {
-  if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  const uint64_t n = std::stoull(v);
-  if (n == 0 || n > max) return std::nullopt;
-  return n;
-}
 
 // Returns the parsed arguments or prints a usage error (returns nullopt).
 std::optional<RunArgs> parse_run_args(const std::vector<std::string>& args, std::ostream& err, int& status) {
@@ -53,19 +54,19 @@ std::optional<RunArgs> parse_run_args(const std::vector<std::string>& args, std:
     if (a == "--input" || a == "-i") {
       auto v = value("--input");
       if (!v) return std::nullopt;
-      auto eq = v->find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == v->size()) {
-        status = usage_error("run", "--input expects NAME=FILE, got '" + *v + "'", err);
+      auto pair = parse_name_value(*v, "--input", "FILE");
+      if (auto* why = std::get_if<std::string>(&pair)) {
+        status = usage_error("run", *why, err);
         return std::nullopt;
       }
-      r.inputs.emplace_back(v->substr(0, eq), v->substr(eq + 1));
+      r.inputs.push_back(std::move(std::get<0>(pair)));
     } else if (a == "--repeat" || a == "--threads") {
       auto v = value(a == "--repeat" ? "--repeat" : "--threads");
       if (!v) return std::nullopt;
-      auto n = parse_count(*v, a == "--repeat" ? 1000000 : 1024);
+      const uint64_t max = a == "--repeat" ? kMaxRepeat : cpu::WorkerPool::kMaxThreads;
+      auto n = parse_count(*v, max);
       if (!n) {
-        status = usage_error("run", a + " expects a positive count" + (a == "--repeat" ? " up to 1000000" : " up to 1024") +
-                                        ", got '" + *v + "'",
+        status = usage_error("run", a + " expects a positive count up to " + std::to_string(max) + ", got '" + *v + "'",
                              err);
         return std::nullopt;
       }
@@ -107,10 +108,25 @@ void print_outputs_json(const SemanticProgram& p, const std::vector<HostTensor>&
   for (size_t i = 0; i < outputs.size(); ++i) {
     const std::string& name = p.value(p.outputs()[i]).name;
     if (!seen.insert(name).second) continue;
-    out << (first ? "\n  " : ",\n  ") << "\"" << name << "\": " << tensor_to_json(outputs[i]);
+    out << (first ? "\n  " : ",\n  ") << json_quoted(name) << ": " << tensor_to_json(outputs[i]);
     first = false;
   }
   out << "\n}}\n";
+}
+
+// Each distinct output name once, as DIR/<escaped name>.npy; every file
+// complete or none of them (OutputFolder).
+Status write_outputs(const SemanticProgram& p, const std::vector<HostTensor>& outputs, const std::string& dir) {
+  TENACT_ASSIGN_OR_RETURN(OutputFolder folder, OutputFolder::open(dir));
+  std::set<std::string> seen;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string& name = p.value(p.outputs()[i]).name;
+    if (!seen.insert(name).second) continue;
+    auto file = value_file_name(name, ".npy");
+    if (!file.ok()) return file.error().with_context("output '" + name + "'");
+    TENACT_TRY(folder.stage(*file, tensor_to_npy(outputs[i])));
+  }
+  return folder.commit();
 }
 
 }  // namespace
@@ -135,7 +151,10 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   Runtime runtime{options};
   cpu::CpuEngineOptions engine_options;
   engine_options.threads = parsed->threads;
-  if (auto s = runtime.register_engine(std::make_shared<cpu::CpuEngine>(engine_options)); !s.ok()) return fail(s.error());
+  if (Status started = runtime.status(); !started.ok()) return fail(started.error());
+  auto engine = cpu::CpuEngine::create(engine_options);
+  if (!engine.ok()) return fail(engine.error());
+  if (auto s = runtime.register_engine(std::move(*engine)); !s.ok()) return fail(s.error());
   Result<std::vector<HostTensor>> outputs = std::vector<HostTensor>{};
   uint64_t productions = 0;
   for (uint64_t i = 0; i < parsed->repeat; ++i) {
@@ -159,15 +178,8 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   }
   if (options.trace)
     if (auto s = options.trace->write(parsed->trace); !s.ok()) return fail(s.error());
-  if (!parsed->out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(parsed->out_dir, ec);
-    if (ec) return fail(Error{ErrorCode::Io, "cannot create '" + parsed->out_dir + "': " + ec.message()});
-    for (size_t i = 0; i < outputs->size(); ++i) {
-      const std::string path = parsed->out_dir + "/" + program->value(program->outputs()[i]).name + ".npy";
-      if (auto s = write_tensor_file(path, (*outputs)[i]); !s.ok()) return fail(s.error());
-    }
-  }
+  if (!parsed->out_dir.empty())
+    if (Status written = write_outputs(*program, *outputs, parsed->out_dir); !written.ok()) return fail(written.error());
   if (parsed->print_json) {
     print_outputs_json(*program, *outputs, out);
   } else if (parsed->out_dir.empty()) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/guarded.hpp"
 #include "tools/cli.hpp"
 
 namespace tenact::cli {
@@ -51,7 +52,15 @@ int main(int argc, char** argv) {
         return kOk;
       }
     }
-    return c.run(rest, std::cout, std::cerr);
+    // The last boundary: what a command did not turn into an error itself
+    // (out of memory, no thread) is reported and exits 1, never an abort.
+    try {
+      return c.run(rest, std::cout, std::cerr);
+    } catch (...) {
+      std::cerr << "tenact " << c.name << ": "
+                << tenact::error_from_exception("running the command", std::current_exception()).to_string() << "\n";
+      return kInvalid;
+    }
   }
   std::cerr << "tenact: unknown command '" << args[0] << "'\nTry 'tenact --help'.\n";
   return kUsage;

@@ -1,7 +1,6 @@
 #include "actors/cache/prepare_cache_store.hpp"
 
 #include <iterator>
-#include <mutex>
 #include <utility>
 
 #include "core/checked.hpp"
@@ -43,63 +42,32 @@ Error overflow(const char* what) {
 
 }  // namespace
 
-// -- ReadyIndex ---------------------------------------------------------------
-
-const ReadyIndex::Shard& ReadyIndex::shard_of(const PreparedEntryKey& key) const {
-  // The digest's high half: the map inside the shard hashes lo ^ hi.
-  return shards_[key.compact_digest().hi % kShards];
-}
-
-ReadyIndex::Shard& ReadyIndex::shard_of(const PreparedEntryKey& key) {
-  return shards_[key.compact_digest().hi % kShards];
-}
-
-std::shared_ptr<const PreparedProgram> ReadyIndex::find(const PreparedEntryKey& key) const {
-  const Shard& shard = shard_of(key);
-  std::shared_ptr<const Slot> slot;
-  {
-    std::shared_lock lock(shard.mutex);
-    auto it = shard.slots.find(key);
-    if (it == shard.slots.end()) return nullptr;
-    slot = it->second;
-  }
-  slot->touched.store(true, std::memory_order_relaxed);
-  hits_.fetch_add(1, std::memory_order_relaxed);
-  return slot->program;
-}
-
-void ReadyIndex::insert(const PreparedEntryKey& key, std::shared_ptr<const Slot> slot) {
-  Shard& shard = shard_of(key);
-  std::unique_lock lock(shard.mutex);
-  shard.slots.insert_or_assign(key, std::move(slot));
-}
-
-void ReadyIndex::erase(const PreparedEntryKey& key) {
-  Shard& shard = shard_of(key);
-  std::shared_ptr<const Slot> dropped;  // released outside the lock
-  std::unique_lock lock(shard.mutex);
-  auto it = shard.slots.find(key);
-  if (it == shard.slots.end()) return;
-  dropped = std::move(it->second);
-  shard.slots.erase(it);
-}
-
-void ReadyIndex::clear() {
-  for (Shard& shard : shards_) {
-    decltype(shard.slots) dropped;  // released outside the lock
-    std::unique_lock lock(shard.mutex);
-    dropped.swap(shard.slots);
-  }
-}
-
 // -- PrepareCacheStore ----------------------------------------------------------
 
-PrepareCacheStore::PrepareCacheStore(uint64_t byte_budget) : budget_(byte_budget) {}
+namespace {
+
+// The Ready program of an outcome (null for a redirect or a failure).
+const PreparedProgram* ready_program(const ProducedEntry& outcome) {
+  const auto* ready = std::get_if<EntryReady>(&outcome);
+  return ready ? ready->program.get() : nullptr;
+}
+
+}  // namespace
+
+PrepareCacheStore::PrepareCacheStore(uint64_t byte_budget, std::shared_ptr<UseClock> clock)
+    : budget_(byte_budget), clock_(clock ? std::move(clock) : std::make_shared<UseClock>()) {}
+
+void PrepareCacheStore::refile(EntryMap::iterator it, uint64_t stamp) {
+  recency_.erase(it->second.filed_at);
+  it->second.filed_at = stamp;
+  recency_.emplace(stamp, &it->first);
+  if (const PreparedProgram* program = ready_program(it->second.outcome)) program->last_use.mark(stamp);
+}
 
 CacheLookup PrepareCacheStore::lookup(const PreparedEntryKey& key, WaiterId waiter,
                                       bool cache_in_flight) {
   if (auto it = entries_.find(key); it != entries_.end()) {
-    recency_.splice(recency_.begin(), recency_, it->second.recency);
+    refile(it, clock_->tick());
     ++counters_.hits;
     if (std::holds_alternative<EntryRedirect>(it->second.outcome)) ++counters_.redirects_served;
     if (std::holds_alternative<EntryFailed>(it->second.outcome))
@@ -161,9 +129,10 @@ Completion PrepareCacheStore::store(const PreparedEntryKey& key, const ProducedE
     return Completion{std::move(waiters), Retention::TooLarge, std::nullopt};
 
   // make_room guarantees the sums below stay within the budget.
-  auto it = entries_.emplace(key, Stored{outcome, *entry_bytes, root, nullptr, {}}).first;
-  recency_.push_front(&it->first);
-  it->second.recency = recency_.begin();
+  const uint64_t stamp = clock_->tick();
+  auto it = entries_.emplace(key, Stored{outcome, *entry_bytes, root, stamp}).first;
+  recency_.emplace(stamp, &it->first);
+  if (const PreparedProgram* program = ready_program(outcome)) program->last_use.mark(stamp);
   bytes_ += *entry_bytes;
   if (root) {
     RootUse& use = roots_[root.get()];
@@ -171,12 +140,6 @@ Completion PrepareCacheStore::store(const PreparedEntryKey& key, const ProducedE
       use.bytes = root->retained_bytes;
       bytes_ += use.bytes;
     }
-  }
-  if (const auto* ready = std::get_if<EntryReady>(&outcome)) {
-    auto slot = std::make_shared<ReadyIndex::Slot>();
-    slot->program = ready->program;
-    it->second.slot = slot;
-    index_->insert(key, std::move(slot));
   }
   return Completion{std::move(waiters), Retention::Stored, std::nullopt};
 }
@@ -188,7 +151,6 @@ uint64_t PrepareCacheStore::counted_root_bytes(const PreparedRoot* root) const {
 }
 
 bool PrepareCacheStore::make_room(uint64_t entry_bytes, const PreparedRoot* root) {
-  uint64_t chances = entries_.size();
   while (true) {
     // What storing adds now: the entry, and the root unless an entry
     // still stored counts it. Checked by the caller: entry + root <= budget.
@@ -196,28 +158,27 @@ bool PrepareCacheStore::make_room(uint64_t entry_bytes, const PreparedRoot* root
     const uint64_t adds = entry_bytes + root_adds;
     if (adds <= budget_ - bytes_) return true;
     if (entries_.empty()) return false;
-    erase(pick_victim(chances));
+    erase(pick_victim());
     ++counters_.evictions;
   }
 }
 
-PrepareCacheStore::EntryMap::iterator PrepareCacheStore::pick_victim(uint64_t& chances_left) {
-  while (true) {
-    const PreparedEntryKey* key = recency_.back();
-    auto it = entries_.find(*key);
-    const auto& slot = it->second.slot;
-    if (chances_left > 0 && slot && slot->touched.exchange(false, std::memory_order_relaxed)) {
-      --chances_left;
-      recency_.splice(recency_.begin(), recency_, it->second.recency);
-      continue;
-    }
-    return it;
+PrepareCacheStore::EntryMap::iterator PrepareCacheStore::pick_victim() {
+  // The oldest filed stamp is the oldest use the store knows of. Its entry
+  // is the victim unless its program was served since (a newer stamp):
+  // every other entry was last used no earlier than it was filed, so an
+  // entry whose own stamp is still its filed one is the least recent.
+  for (size_t refiled = 0;; ++refiled) {
+    auto oldest = entries_.find(*recency_.begin()->second);
+    const PreparedProgram* program = ready_program(oldest->second.outcome);
+    const uint64_t used = program ? program->last_use.load() : 0;
+    if (used <= oldest->second.filed_at || refiled >= entries_.size()) return oldest;
+    refile(oldest, used);
   }
 }
 
 void PrepareCacheStore::erase(EntryMap::iterator it) {
   Stored& stored = it->second;
-  if (stored.slot) index_->erase(it->first);
   bytes_ -= stored.bytes;
   if (stored.root) {
     auto use = roots_.find(stored.root.get());
@@ -226,7 +187,7 @@ void PrepareCacheStore::erase(EntryMap::iterator it) {
       roots_.erase(use);
     }
   }
-  recency_.erase(stored.recency);
+  recency_.erase(stored.filed_at);
   entries_.erase(it);
 }
 
@@ -245,7 +206,6 @@ uint64_t PrepareCacheStore::retire_epochs_before(uint64_t epoch) {
 }
 
 void PrepareCacheStore::clear() {
-  index_->clear();
   entries_.clear();
   recency_.clear();
   roots_.clear();
@@ -254,8 +214,6 @@ void PrepareCacheStore::clear() {
 
 CacheStats PrepareCacheStore::stats() const {
   CacheStats s = counters_;
-  s.index_hits = index_->hits();
-  s.hits += s.index_hits;
   s.entries = entries_.size();
   s.bytes = bytes_;
   s.roots = roots_.size();

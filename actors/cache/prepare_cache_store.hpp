@@ -1,14 +1,17 @@
-// The CAF-free core of the prepare-cache actor (DESIGN.md, "The flow of
-// one request", step 4; seed 000's RuntimeCacheSet / CacheLookup /
-// CacheProduced / SharedRetention): stored outcomes by prepared-entry key,
+// The CAF-free core of the prepare-cache actor (docs/design.md, "The flow
+// of one request", step 4): stored outcomes by prepared-entry key,
 // in-flight records that concurrent requests join, a byte budget with
-// least-recently-used eviction, epoch retirement, and a published index of
-// ready programs that other threads read without asking the actor.
+// least-recently-used eviction, epoch retirement.
+//
+// Recency counts every use of an entry, also the uses that never reach the
+// store: a shortcut that serves Ready programs itself (the runtime's
+// request memo) marks the program's UseStamp with a tick of the store's
+// UseClock, and eviction reads those stamps. Eviction is exact LRU over
+// the stamps: the victim is the entry whose last use is the oldest.
 //
 // Threads: PrepareCacheStore is single-threaded — its owner (the cache
-// actor) serializes every call. The one exception is the ReadyIndex it
-// publishes: find() is safe from any number of threads at any time, also
-// while the store changes it.
+// actor) serializes every call. The UseClock and the programs' UseStamps
+// are the exceptions: any thread may tick and mark at any time.
 //
 // Accounting (logical bytes, checked: an overflow is an error, never a
 // wrap). A stored entry counts
@@ -24,13 +27,11 @@
 // nodes, the ready index) and in-flight records are not counted.
 #pragma once
 
-#include <array>
 #include <atomic>
 #include <cstdint>
-#include <list>
+#include <map>
 #include <memory>
 #include <optional>
-#include <shared_mutex>
 #include <unordered_map>
 #include <variant>
 #include <vector>
@@ -93,7 +94,7 @@ struct Completion {
 /// gauges of what is stored now.
 struct CacheStats {
   /// Every answer from a stored entry: lookups that hit (whatever the
-  /// outcome) plus index_hits.
+  /// outcome). (The runtime adds the hits its memo answered.)
   uint64_t hits = 0;
   /// Lookups answered CacheProduce.
   uint64_t misses = 0;
@@ -110,8 +111,6 @@ struct CacheStats {
   /// stored redirect.
   uint64_t deterministic_failures_served = 0;
   uint64_t redirects_served = 0;
-  /// Hits (part of `hits`) served by ReadyIndex::find.
-  uint64_t index_hits = 0;
   /// Entries dropped to fit the budget (not those dropped by clear() or
   /// retire_epochs_before()).
   uint64_t evictions = 0;
@@ -123,61 +122,28 @@ struct CacheStats {
   uint64_t in_flight = 0;
 };
 
-/// The ready programs the store holds, published for lookups from any
-/// thread. Always a subset of the store's Ready entries: an entry enters
-/// when it is stored and leaves before (eviction, retirement, clear) the
-/// store forgets it. Sharded readers-writer locks: find() takes one
-/// shard's shared lock for a hash lookup and a shared_ptr copy.
-class ReadyIndex {
+/// Strictly increasing use stamps, shared by a store and the shortcuts that
+/// serve its entries. Thread-safe; tick() is one relaxed fetch_add.
+class UseClock {
  public:
-  ReadyIndex() = default;
-  ReadyIndex(const ReadyIndex&) = delete;
-  ReadyIndex& operator=(const ReadyIndex&) = delete;
-
-  /// The ready program stored under `key` (exact equality), or null.
-  /// Thread-safe. A hit is counted (stats().hits and index_hits) and marks
-  /// the entry recently used: it gets a second chance before eviction.
-  std::shared_ptr<const PreparedProgram> find(const PreparedEntryKey& key) const;
-
-  /// Finds so far that returned a program. Thread-safe.
-  uint64_t hits() const { return hits_.load(std::memory_order_relaxed); }
+  uint64_t tick() noexcept { return last_.fetch_add(1, std::memory_order_relaxed) + 1; }
 
  private:
-  friend class PrepareCacheStore;
-
-  /// What the index and the store share per Ready entry.
-  struct Slot {
-    std::shared_ptr<const PreparedProgram> program;
-    /// Set by find(), cleared by the store when it grants the second chance.
-    mutable std::atomic<bool> touched{false};
-  };
-  static constexpr size_t kShards = 16;
-  struct Shard {
-    mutable std::shared_mutex mutex;
-    std::unordered_map<PreparedEntryKey, std::shared_ptr<const Slot>, PreparedEntryKeyHash> slots;
-  };
-
-  const Shard& shard_of(const PreparedEntryKey& key) const;
-  Shard& shard_of(const PreparedEntryKey& key);
-  void insert(const PreparedEntryKey& key, std::shared_ptr<const Slot> slot);
-  void erase(const PreparedEntryKey& key);
-  void clear();
-
-  std::array<Shard, kShards> shards_;
-  mutable std::atomic<uint64_t> hits_{0};
+  std::atomic<uint64_t> last_{0};
 };
 
 class PrepareCacheStore {
  public:
   /// A store that keeps at most `byte_budget` bytes of entries (the
-  /// accounting above). A budget of 0 keeps nothing.
-  explicit PrepareCacheStore(uint64_t byte_budget);
+  /// accounting above). A budget of 0 keeps nothing. `clock` stamps uses;
+  /// shortcuts that serve this store's Ready programs mark them with it.
+  explicit PrepareCacheStore(uint64_t byte_budget, std::shared_ptr<UseClock> clock = std::make_shared<UseClock>());
   PrepareCacheStore(const PrepareCacheStore&) = delete;
   PrepareCacheStore& operator=(const PrepareCacheStore&) = delete;
 
   /// Answers one request for `key`, in this order:
-  ///  - stored: CacheHit (counts hits; the entry becomes most recently
-  ///    used). A stored entry is served whatever cache_in_flight says —
+  ///  - stored: CacheHit (counts hits; the entry becomes the most
+  ///    recently used). A stored entry is served whatever cache_in_flight says —
   ///    reading retains nothing;
   ///  - in flight and cache_in_flight: CacheJoined, `waiter` appended
   ///    (counts in_flight_joins). With cache_in_flight off an in-flight
@@ -194,9 +160,9 @@ class PrepareCacheStore {
   ///    Redirect or deterministic failure — unless the key's epoch was
   ///    retired meanwhile (EpochRetired), its bytes alone exceed the
   ///    budget (TooLarge) or counting them overflows (AccountingError).
-  ///    Storing first evicts least-recently-used entries (second chance
-  ///    for those found through the ReadyIndex since) until it fits. An
-  ///    outcome already stored under the key is replaced.
+  ///    Storing first evicts the least recently used entries (by their
+  ///    last use, however it was served) until it fits. An outcome already
+  ///    stored under the key is replaced.
   ///  - retain=false: touches no in-flight record (another request may
   ///    own one) and stores nothing; returns no waiters.
   /// Transient failures are answered, never stored. Every call counts
@@ -217,10 +183,8 @@ class PrepareCacheStore {
 
   CacheStats stats() const;
   uint64_t byte_budget() const { return budget_; }
-
-  /// The published index of this store's ready programs; shareable with
-  /// other threads, lives as long as any holder.
-  std::shared_ptr<const ReadyIndex> ready_index() const { return index_; }
+  /// The clock this store stamps uses with.
+  const std::shared_ptr<UseClock>& clock() const { return clock_; }
 
  private:
   struct Stored {
@@ -229,10 +193,9 @@ class PrepareCacheStore {
     uint64_t bytes = 0;
     /// The shared root this entry holds (null: none), counted once in roots_.
     std::shared_ptr<const PreparedRoot> root;
-    /// Set for Ready entries: what the ReadyIndex publishes.
-    std::shared_ptr<const ReadyIndex::Slot> slot;
-    /// This entry's place in recency_.
-    std::list<const PreparedEntryKey*>::iterator recency;
+    /// The use stamp this entry is filed under in recency_ (its last use
+    /// the store knows of; a Ready program's own stamp may be newer).
+    uint64_t filed_at = 0;
   };
   struct RootUse {
     uint64_t entries = 0;
@@ -245,25 +208,28 @@ class PrepareCacheStore {
   /// Frees room for `entry_bytes` plus the root's bytes when `root` is not
   /// counted yet; false when the entry cannot fit even in an empty store.
   bool make_room(uint64_t entry_bytes, const PreparedRoot* root);
-  /// The next victim: the least recently used entry not found through the
-  /// index since its last second chance (at most one chance per entry and
-  /// call, so the walk is bounded).
-  EntryMap::iterator pick_victim(uint64_t& chances_left);
+  /// The least recently used entry. Entries whose program was used since
+  /// they were filed are re-filed under that use on the way (each at most
+  /// once per call, so the walk is bounded by the number of entries).
+  EntryMap::iterator pick_victim();
+  /// Files `it` under `stamp` (and marks a Ready program with it).
+  void refile(EntryMap::iterator it, uint64_t stamp);
   void erase(EntryMap::iterator it);
   /// Bytes counted now for `root` (0 when not counted).
   uint64_t counted_root_bytes(const PreparedRoot* root) const;
 
   uint64_t budget_;
+  std::shared_ptr<UseClock> clock_;
   uint64_t bytes_ = 0;
   /// Keys of older epochs are not stored (retire_epochs_before).
   uint64_t min_epoch_ = 0;
   EntryMap entries_;
-  /// Most recently used first; the pointers are the keys in entries_
-  /// (stable: unordered_map never moves its elements).
-  std::list<const PreparedEntryKey*> recency_;
+  /// Entries by the stamp they are filed under, oldest first; the pointers
+  /// are the keys in entries_ (stable: unordered_map never moves its
+  /// elements). Stamps are unique (UseClock).
+  std::map<uint64_t, const PreparedEntryKey*> recency_;
   std::unordered_map<const PreparedRoot*, RootUse> roots_;
   std::unordered_map<PreparedEntryKey, std::vector<WaiterId>, PreparedEntryKeyHash> in_flight_;
-  std::shared_ptr<ReadyIndex> index_ = std::make_shared<ReadyIndex>();
   CacheStats counters_;
 };
 

@@ -42,9 +42,9 @@ class PipelinePlanBuilder {
     const PreparedProgram* p = plan_.program_.get();
     if (!p || !p->root || !p->root->staging || !p->root->schedule || !p->root->program)
       return internal("the prepared program lacks its root, program, staging or schedule");
-    if (p->ops.size() != p->root->program->ops().size())
-      return internal(std::to_string(p->ops.size()) + " prepared ops for a program of " +
-                      std::to_string(p->root->program->ops().size()));
+    if (p->ops.size() != p->root->staging->instructions.size())
+      return internal(std::to_string(p->ops.size()) + " prepared ops for " +
+                      std::to_string(p->root->staging->instructions.size()) + " staged instructions");
     TENACT_TRY(group_nodes());
     TENACT_TRY(order_units());
     TENACT_TRY(make_copies());
@@ -260,10 +260,8 @@ class PipelinePlanBuilder {
         }
       }
       for (uint32_t i : unit.instructions) {
-        const size_t op = e.instructions[i].semantic_op;
-        if (op >= p.ops.size() || !p.ops[op])
-          return internal("instruction #" + std::to_string(i) + " has no prepared op");
-        unit.ops.push_back(p.ops[op]);
+        if (i >= p.ops.size() || !p.ops[i]) return internal("instruction #" + std::to_string(i) + " has no prepared op");
+        unit.ops.push_back(p.ops[i]);
       }
       for (const SlotCopy& in : unit.inputs) {
         TENACT_ASSIGN_OR_RETURN(CopyId c, find(in, "unit " + std::to_string(u)));

@@ -153,10 +153,16 @@ InferResult infer_broadcast_in_dim(const InferRequest& r) {
       return shape_error(axis_name(0, axis) + " has extent " + std::to_string(extent_value) +
                          ", expected 1 or " + std::to_string(target_value) +
                          " (the extent of result axis " + std::to_string(result_axis) + ")");
+    // The spec's rule, said where it bites: a symbol that is 1 in some
+    // signature still does not broadcast.
+    const std::string never_one =
+        extent_known ? std::string{}
+                     : "; a symbolic operand axis is never taken to be 1: it must equal the result "
+                       "axis it maps to (write a static 1 to broadcast)";
     TENACT_TRY(r.checker.require_equal(
         extent, ShapeExtent::exact(target),
         axis_name(0, axis) + " (" + extent.to_string() + ") equals result axis " +
-            std::to_string(result_axis) + " (" + target.to_string() + ")"));
+            std::to_string(result_axis) + " (" + target.to_string() + ")" + never_one));
   }
   return one(ValueType{operand.dtype, exact_shape(attrs->shape)});
 }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "core/guarded.hpp"
 #include "engines/cpu/batch_work_estimate.hpp"
 #include "engines/cpu/cpu_batch_runner.hpp"
 #include "engines/cpu/kernels/blas_threads.hpp"
@@ -9,8 +10,16 @@
 
 namespace tenact::cpu {
 
-CpuEngine::CpuEngine(CpuEngineOptions options)
-    : pool_(std::make_unique<WorkerPool>(options.threads)), inline_work_limit_(options.inline_work_limit) {
+Result<std::shared_ptr<CpuEngine>> CpuEngine::create(CpuEngineOptions options) {
+  auto pool = WorkerPool::create(options.threads);
+  if (!pool.ok()) return pool.error().with_context("CPU engine '" + options.id + "'");
+  return guarded("creating CPU engine '" + options.id + "'", [&]() -> Result<std::shared_ptr<CpuEngine>> {
+    return std::make_shared<CpuEngine>(Passkey{}, std::move(options), std::move(*pool));
+  });
+}
+
+CpuEngine::CpuEngine(Passkey, CpuEngineOptions options, std::unique_ptr<WorkerPool> pool)
+    : pool_(std::move(pool)), inline_work_limit_(options.inline_work_limit) {
   identity_.id = std::move(options.id);
   identity_.hardware_class = "x86_64-host";
   identity_.registration = options.registration;
@@ -52,8 +61,10 @@ void CpuEngine::launch(std::shared_ptr<const PreparedOp> op, std::vector<HostTen
   WorkerPool* pool = pool_.get();
   pool_->post([op = std::move(op), inputs = std::move(inputs), symbols = std::move(symbols),
                done = std::move(done), pool]() mutable {
-    KernelCall call{op->kind, op->attrs, inputs, op->results, symbols, pool};
-    done(run_kernel(call));
+    done(guarded("running an op", [&] {
+      KernelCall call{op->kind, op->attrs, inputs, op->results, symbols, pool};
+      return run_kernel(call);
+    }));
   });
 }
 
@@ -65,11 +76,11 @@ void CpuEngine::launch_batch(BatchWork work, LaunchCompletion done) {
     auto estimate = linear_element_work(work);
     if (estimate && *estimate <= inline_work_limit_) {
       inline_batches_.fetch_add(1, std::memory_order_relaxed);
-      return done(run_batch_on_cpu(work, *pool, counters));
+      return done(guarded("running a batch", [&] { return run_batch_on_cpu(work, *pool, counters); }));
     }
   }
   pool_->post([work = std::move(work), done = std::move(done), pool, counters]() mutable {
-    done(run_batch_on_cpu(work, *pool, counters));
+    done(guarded("running a batch", [&] { return run_batch_on_cpu(work, *pool, counters); }));
   });
 }
 

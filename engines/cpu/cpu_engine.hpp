@@ -24,7 +24,8 @@
 namespace tenact::cpu {
 
 struct CpuEngineOptions {
-  /// Worker threads; 0 = the machine's hardware concurrency.
+  /// Worker threads; 0 = the machine's hardware concurrency; at most
+  /// WorkerPool::kMaxThreads.
   size_t threads = 0;
   /// Engine id within a runtime.
   std::string id = "cpu";
@@ -39,8 +40,14 @@ struct CpuEngineOptions {
 };
 
 class CpuEngine final : public Engine {
+  struct Passkey {};
+
  public:
-  explicit CpuEngine(CpuEngineOptions options = {});
+  /// The engine with its worker pool started. Errors (WorkerPool::create):
+  /// LimitExceeded for more than WorkerPool::kMaxThreads threads,
+  /// ResourceExhausted when the machine refuses a thread.
+  static Result<std::shared_ptr<CpuEngine>> create(CpuEngineOptions options = {});
+  CpuEngine(Passkey, CpuEngineOptions options, std::unique_ptr<WorkerPool> pool);
   ~CpuEngine() override;
 
   const EngineIdentity& identity() const override { return identity_; }

@@ -20,7 +20,8 @@ class BatchOfProgram {
       : p_(p), e_(e), regions_(regions) {}
 
   Result<BatchWork> build(std::span<const HostTensor> inputs, SymbolBindings symbols, CpuRunStats& counts) {
-    if (e_.input_slots.size() != inputs.size() || e_.instructions.size() != p_.ops().size())
+    if (e_.input_slots.size() != inputs.size() ||
+        e_.instructions.size() + e_.dropped_ops.size() != p_.ops().size())
       return Error{ErrorCode::Internal, "the staged program does not match program '" + p_.name() + "'"};
     const std::vector<ExecStep> steps = sequential_steps(e_, regions_);
     size_t in_regions = 0;

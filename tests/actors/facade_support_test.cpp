@@ -30,7 +30,7 @@ InputDescriptor desc(int64_t n) { return InputDescriptor{DType::F32, {n}, {}, {1
 }  // namespace
 
 TEST_CASE("the memo answers exactly the request it stored", "[request_memo]") {
-  RequestMemo memo;
+  RequestMemo memo{std::make_shared<UseClock>()};
   auto p = program("negate");
   auto prepared = std::make_shared<const PreparedProgram>();
   memo.insert(p, {desc(4)}, "", 3, prepared);
@@ -52,7 +52,7 @@ TEST_CASE("the memo answers exactly the request it stored", "[request_memo]") {
 }
 
 TEST_CASE("descriptors differing only in alignment match unless the plan relies on it", "[request_memo]") {
-  RequestMemo memo;
+  RequestMemo memo{std::make_shared<UseClock>()};
   auto p = program("negate");
   InputDescriptor at64 = desc(4), at4096 = desc(4), at16 = desc(4);
   at4096.alignment_log2 = 12;
@@ -89,7 +89,7 @@ TEST_CASE("descriptors differing only in alignment match unless the plan relies 
 }
 
 TEST_CASE("the memo stays bounded and consistent under many threads", "[request_memo]") {
-  RequestMemo memo(64);
+  RequestMemo memo(std::make_shared<UseClock>(), 64);
   auto p = program("negate");
   std::vector<std::shared_ptr<const PreparedProgram>> programs;
   for (int i = 0; i < 200; ++i) programs.push_back(std::make_shared<const PreparedProgram>());

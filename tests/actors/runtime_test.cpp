@@ -14,33 +14,16 @@
 #include "actors/runtime_impl.hpp"
 #include "core/program_json.hpp"
 #include "engines/cpu/cpu_engine.hpp"
+#include "tests/actors/affine_programs.hpp"
+#include "tests/engines/cpu/test_engine.hpp"
 #include "../planning/scripted_engine.hpp"
 
 using namespace tenact;
+using tenact::testing::affine;
+using tenact::testing::iota8;
 using namespace std::chrono_literals;
 
 namespace {
-
-// y = x * (k + 1) + k over f32[8].
-std::shared_ptr<const SemanticProgram> affine(int k) {
-  const std::string json = R"({"format": "tenact.program/1", "name": "affine)" + std::to_string(k) + R"(",
-    "inputs": [{"name": "x", "dtype": "f32", "shape": [8]}],
-    "ops": [{"op": "constant", "out": "a", "dtype": "f32", "shape": [8], "value": )" + std::to_string(k + 1) + R"(},
-            {"op": "constant", "out": "b", "dtype": "f32", "shape": [8], "value": )" + std::to_string(k) + R"(},
-            {"op": "multiply", "in": ["x", "a"], "out": "m"},
-            {"op": "add", "in": ["m", "b"], "out": "y"}],
-    "outputs": ["y"]})";
-  auto p = load_program(json);
-  REQUIRE(p.ok());
-  return std::make_shared<const SemanticProgram>(std::move(*p));
-}
-
-HostTensor iota8() {
-  auto t = HostTensor::zeros(DType::F32, {8});
-  REQUIRE(t.ok());
-  for (int i = 0; i < 8; ++i) t->data_as<float>()[i] = static_cast<float>(i);
-  return *t;
-}
 
 // A batched program over x: f32[B, 4] (B symbolic).
 std::shared_ptr<const SemanticProgram> batched() {
@@ -65,7 +48,7 @@ std::shared_ptr<cpu::CpuEngine> cpu_engine(std::string id = "cpu") {
   cpu::CpuEngineOptions o;
   o.id = std::move(id);
   o.threads = 2;
-  return std::make_shared<cpu::CpuEngine>(o);
+  return cpu::test_engine(o);
 }
 
 RuntimeOptions small_runtime() {

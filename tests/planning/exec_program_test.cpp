@@ -17,8 +17,8 @@ using tenact::testing::slot_named;
 
 namespace {
 
-// x, y: inputs. s = x + y; m = s * s; n = -x (unused); c = 1; z = m + c.
-// Outputs: z, y (an input passed through).
+// x, y: inputs. s = x + y; m = s * s; n = -x; c = 1; z = m + c.
+// Outputs: z, y (an input passed through), n.
 const char* kProgram = R"({"format": "tenact.program/1",
   "inputs": [{"name": "x", "dtype": "f32", "shape": ["B", 4]},
              {"name": "y", "dtype": "f32", "shape": ["B", 4]}],
@@ -27,7 +27,7 @@ const char* kProgram = R"({"format": "tenact.program/1",
           {"op": "negate", "in": ["x"], "out": "n"},
           {"op": "constant", "out": "c", "dtype": "f32", "shape": ["B", 4], "value": 1},
           {"op": "add", "in": ["m", "c"], "out": "z"}],
-  "outputs": ["z", "y"]})";
+  "outputs": ["z", "y", "n"]})";
 
 }  // namespace
 
@@ -43,9 +43,11 @@ TEST_CASE("staging gives every value a slot and keeps inputs in theirs", "[stagi
   for (SlotId s = 0; s < e.slots.size(); ++s) CHECK(e.slots[s].name == p.value(s).name);
   CHECK(e.slots[slot_named(e, "m")].producer == std::optional<uint32_t>{1});
   CHECK(e.slots[slot_named(e, "z")].producer == std::optional<uint32_t>{4});
-  REQUIRE(e.output_slots.size() == 2);
+  REQUIRE(e.output_slots.size() == 3);
   CHECK(e.output_slots[0] == slot_named(e, "z"));
   CHECK(e.output_slots[1] == e.input_slots[1]);
+  CHECK(e.output_slots[2] == slot_named(e, "n"));
+  CHECK(e.dropped_ops.empty());
   CHECK(e.describe_slot(slot_named(e, "m")) ==
         "slot " + std::to_string(slot_named(e, "m")) + " ('m')");
 }
@@ -101,11 +103,53 @@ TEST_CASE("program outputs are never freed, even when read later", "[staging]") 
   CHECK(e.is_output(slot_named(e, "x")));
 }
 
-TEST_CASE("a value nothing reads is released as soon as it is written", "[staging]") {
-  const ExecProgram e = stage_ok(load(kProgram));
-  CHECK(e.instructions[2].unread_output == std::vector<bool>{true});   // n
-  CHECK(e.instructions[0].unread_output == std::vector<bool>{false});  // s
-  CHECK(e.instructions[4].unread_output == std::vector<bool>{false});  // z (output)
+TEST_CASE("ops whose results nothing reads are dropped, with what only they read", "[staging]") {
+  // a = x + x and b = a * a feed only d = -b, which nothing reads: all three
+  // are dead; c = tanh(x) is the output. e = exp(x) is read by nothing
+  // either. Dropped: ops 0, 1, 3, 4.
+  const SemanticProgram p = load(R"({"format": "tenact.program/1",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": [4]}],
+    "ops": [{"op": "add", "in": ["x", "x"], "out": "a"},
+            {"op": "multiply", "in": ["a", "a"], "out": "b"},
+            {"op": "tanh", "in": ["x"], "out": "c"},
+            {"op": "negate", "in": ["b"], "out": "d"},
+            {"op": "exponential", "in": ["x"], "out": "e"}],
+    "outputs": ["c"]})");
+  const ExecProgram e = stage_ok(p);
+  CHECK(e.dropped_ops == std::vector<size_t>{0, 1, 3, 4});
+  REQUIRE(e.instructions.size() == 1);
+  CHECK(e.instructions[0].kind == OpKind::Tanh);
+  CHECK(e.instructions[0].semantic_op == 2);
+  CHECK(e.instructions[0].last_use == std::vector<bool>{true});  // tanh is x's only remaining reader
+  CHECK(e.instructions[0].unread_output == std::vector<bool>{false});
+  CHECK(e.slots[slot_named(e, "c")].producer == std::optional<uint32_t>{0});
+  for (const char* dead : {"a", "b", "d", "e"}) CHECK_FALSE(e.slots[slot_named(e, dead)].producer.has_value());
+  CHECK(e.slots.size() == 6);  // slots stay numbered as the program's values
+}
+
+TEST_CASE("an op read only by a dead op stays when it is an output", "[staging]") {
+  const ExecProgram e = stage_ok(load(R"({"format": "tenact.program/1",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": [4]}],
+    "ops": [{"op": "add", "in": ["x", "x"], "out": "a"},
+            {"op": "negate", "in": ["a"], "out": "dead"}],
+    "outputs": ["a"]})"));
+  CHECK(e.dropped_ops == std::vector<size_t>{1});
+  REQUIRE(e.instructions.size() == 1);
+  CHECK(e.instructions[0].semantic_op == 0);
+  CHECK(e.constant_instructions.empty());
+}
+
+TEST_CASE("a dead constant is dropped and the constants are renumbered", "[staging]") {
+  const ExecProgram e = stage_ok(load(R"({"format": "tenact.program/1",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": [4]}],
+    "ops": [{"op": "constant", "out": "unused", "dtype": "f32", "shape": [4], "value": 2},
+            {"op": "constant", "out": "one", "dtype": "f32", "shape": [4], "value": 1},
+            {"op": "add", "in": ["x", "one"], "out": "y"}],
+    "outputs": ["y"]})"));
+  CHECK(e.dropped_ops == std::vector<size_t>{0});
+  CHECK(e.constant_instructions == std::vector<uint32_t>{0});
+  REQUIRE(e.instructions.size() == 2);
+  CHECK(e.instructions[1].inputs[1] == slot_named(e, "one"));
 }
 
 TEST_CASE("constant instructions are listed", "[staging]") {

@@ -89,6 +89,30 @@ TEST_CASE("the placement constraint restricts the candidates", "[preparation]") 
   CHECK(mentions(none.error(), "engines [gpu9]"));
 }
 
+TEST_CASE("an explicit engine list is the preference order, as the caller wrote it", "[preparation]") {
+  World w;
+  w.add("a", {"host"}, {OpFamily::Elementwise}, 0);  // registered as the most preferred
+  w.add("b", {"host"}, {OpFamily::Elementwise}, 1);
+  auto any = resolve(w, kChain, two_vectors());
+  REQUIRE(any.ok());
+  CHECK(op_engines(*any) == std::vector<std::string>{"a/host", "a/host"});
+
+  PrepareOptions b_first;
+  b_first.placement.engines = {"b", "a"};
+  auto c = resolve(w, kChain, two_vectors(), b_first);
+  REQUIRE(c.ok());
+  CHECK(op_engines(*c) == std::vector<std::string>{"b/host", "b/host"});
+  CHECK(c->root_placement == Endpoint{"b", "host"});
+  CHECK(c->root_identity->prepare_options == "engines=1:b1:a");
+
+  PrepareOptions a_first;
+  a_first.placement.engines = {"a", "b", "a"};
+  auto d = resolve(w, kChain, two_vectors(), a_first);
+  REQUIRE(d.ok());
+  CHECK(op_engines(*d) == std::vector<std::string>{"a/host", "a/host"});
+  CHECK(d->root_identity->prepare_options == "engines=1:a1:b");
+}
+
 TEST_CASE("a preparation-only engine that could serve is named by NoExecutableEngine", "[preparation]") {
   World w;
   auto planner = std::make_shared<ScriptedEngine>("planner", std::vector<std::string>{"host"});
@@ -253,13 +277,16 @@ TEST_CASE("the dispatch search gives up at its budget", "[preparation]") {
   // 13 ops, each servable by a or b; x lives on a and y on b, with no
   // routes: every op reads both, so every selection fails on ingress, and
   // 2^13 selections exceed the budget of 4,096.
-  std::string ops;
-  for (int i = 0; i < 13; ++i)
+  // Every result is an output (an op nothing reads would be dropped).
+  std::string ops, outputs;
+  for (int i = 0; i < 13; ++i) {
     ops += std::string{i ? ", " : ""} + R"({"op": "add", "in": ["x", "y"], "out": "z)" +
            std::to_string(i) + R"("})";
+    outputs += std::string{i ? ", " : ""} + "\"z" + std::to_string(i) + "\"";
+  }
   const std::string json = R"({"format": "tenact.program/1", "name": "wide",
     "inputs": [{"name": "x", "dtype": "f32", "shape": [4]}, {"name": "y", "dtype": "f32", "shape": [4]}],
-    "ops": [)" + ops + R"(], "outputs": ["z12"]})";
+    "ops": [)" + ops + R"(], "outputs": [)" + outputs + "]}";
   World w;
   w.add("a", {"host"}, {OpFamily::Elementwise}, 0);
   w.add("b", {"host"}, {OpFamily::Elementwise}, 1);
@@ -318,13 +345,18 @@ TEST_CASE("an op-less program is rooted on the first engine", "[preparation]") {
   CHECK(c->schedule->outputs == std::vector<SlotCopy>{{0, c->schedule->input_locations[0]}});
 }
 
-TEST_CASE("placement constraint texts are canonical", "[preparation]") {
+TEST_CASE("placement constraint texts are canonical and keep the caller's order", "[preparation]") {
   PrepareOptions a, b;
   CHECK(a.canonical_text().empty());
   a.placement.engines = {"sim:1", "cpu", "cpu"};
   b.placement.engines = {"cpu", "sim:1"};
-  CHECK(a.canonical_text() == b.canonical_text());
-  CHECK(a.canonical_text() == "engines=3:cpu5:sim:1");
+  // The order is the plan's preference order, so it is part of the text; a
+  // repetition is not.
+  CHECK(a.canonical_text() == "engines=5:sim:13:cpu");
+  CHECK(b.canonical_text() == "engines=3:cpu5:sim:1");
+  PrepareOptions a_again;
+  a_again.placement.engines = {"sim:1", "cpu"};
+  CHECK(a_again.canonical_text() == a.canonical_text());
   b.placement.storage_class = "device";
   CHECK(b.canonical_text() == "engines=3:cpu5:sim:1;storage=6:device");
   CHECK(b.placement.to_string() == "engines [cpu, sim:1], storage class 'device'");

@@ -18,7 +18,7 @@ import re
 import subprocess
 import sys
 
-# The elementwise ops of ../shared/spec/program-format.md ("Elementwise, ...",
+# The elementwise ops of docs/program-format.md ("Elementwise, ...",
 # compare, select, clamp, convert).
 ELEMENTWISE = {"negate", "abs", "sign", "exponential", "log", "sine", "cosine", "tanh", "sqrt",
                "rsqrt", "exponential_minus_one", "log_plus_one", "conj", "floor", "ceil",

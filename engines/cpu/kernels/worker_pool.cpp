@@ -1,4 +1,8 @@
-// The CPU engine's worker pool over asio::thread_pool (see worker_pool.hpp).
+// The CPU engine's worker pool: std::threads running one asio::io_context
+// (see worker_pool.hpp). The pool starts its threads itself, rather than
+// through asio::thread_pool, so that a thread that cannot be started is an
+// error the pool recovers from: asio::thread_pool's constructor throws
+// half-way, with threads already running that nobody then stops.
 //
 // parallel_for: the range [0, n) is cut into `chunks` ranges fixed by
 // (n, grain, thread_count) alone (chunk_count below); the caller and up to
@@ -12,10 +16,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <new>
+#include <system_error>
 #include <thread>
+#include <vector>
 
+#include <asio/executor_work_guard.hpp>
+#include <asio/io_context.hpp>
 #include <asio/post.hpp>
-#include <asio/thread_pool.hpp>
 
 namespace tenact::cpu {
 
@@ -64,25 +72,49 @@ struct ForState {
 }  // namespace
 
 struct WorkerPool::Impl {
-  explicit Impl(size_t threads) : threads(threads), pool(threads) {}
-  size_t threads;
-  asio::thread_pool pool;
+  asio::io_context context;
+  asio::executor_work_guard<asio::io_context::executor_type> guard{context.get_executor()};
+  std::vector<std::thread> threads;
+
+  /// Lets run() return once the queue is empty, then joins every thread:
+  /// every task posted so far runs first (join, not stop).
+  void finish() {
+    guard.reset();
+    for (std::thread& t : threads)
+      if (t.joinable()) t.join();
+    threads.clear();
+  }
 };
 
-WorkerPool::WorkerPool(size_t threads) {
+Result<std::unique_ptr<WorkerPool>> WorkerPool::create(size_t threads) {
   if (threads == 0) threads = std::max<size_t>(1, std::thread::hardware_concurrency());
-  impl_ = std::make_unique<Impl>(threads);
+  if (threads > kMaxThreads)
+    return Error{ErrorCode::LimitExceeded, "a worker pool of " + std::to_string(threads) +
+                                               " threads is over the limit of " + std::to_string(kMaxThreads)};
+  std::unique_ptr<Impl> impl;
+  try {
+    impl = std::make_unique<Impl>();
+    impl->threads.reserve(threads);
+    for (size_t i = 0; i < threads; ++i) impl->threads.emplace_back([ctx = &impl->context] { ctx->run(); });
+    return std::unique_ptr<WorkerPool>(new WorkerPool(std::move(impl)));
+  } catch (const std::exception& e) {  // std::system_error (thread) or std::bad_alloc
+    const size_t started = impl ? impl->threads.size() : 0;
+    if (impl) impl->finish();
+    return Error{ErrorCode::ResourceExhausted, "cannot start worker thread " + std::to_string(started + 1) +
+                                                   " of " + std::to_string(threads) + ": " + e.what()};
+  }
 }
 
-// Runs every task posted so far (join, not stop), then ends the threads.
-WorkerPool::~WorkerPool() { impl_->pool.join(); }
+WorkerPool::WorkerPool(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-size_t WorkerPool::thread_count() const { return impl_->threads; }
+WorkerPool::~WorkerPool() { impl_->finish(); }
+
+size_t WorkerPool::thread_count() const { return impl_->threads.size(); }
 
 void WorkerPool::parallel_for(int64_t n, int64_t grain,
                               const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
-  const int64_t chunks = chunk_count(n, grain, impl_->threads);
+  const int64_t chunks = chunk_count(n, grain, impl_->threads.size());
   if (chunks == 1) {
     fn(0, n);
     return;
@@ -91,8 +123,8 @@ void WorkerPool::parallel_for(int64_t n, int64_t grain,
   state->fn = &fn;
   state->n = n;
   state->chunks = chunks;
-  const int64_t helpers = std::min<int64_t>(chunks - 1, static_cast<int64_t>(impl_->threads));
-  for (int64_t h = 0; h < helpers; ++h) asio::post(impl_->pool, [state] { state->work(); });
+  const int64_t helpers = std::min<int64_t>(chunks - 1, static_cast<int64_t>(impl_->threads.size()));
+  for (int64_t h = 0; h < helpers; ++h) asio::post(impl_->context, [state] { state->work(); });
   state->work();
   // Every chunk is claimed; wait for those still running elsewhere.
   int64_t finished = state->done.load(std::memory_order_acquire);
@@ -102,7 +134,7 @@ void WorkerPool::parallel_for(int64_t n, int64_t grain,
   }
 }
 
-void WorkerPool::post(std::function<void()> task) { asio::post(impl_->pool, std::move(task)); }
+void WorkerPool::post(std::function<void()> task) { asio::post(impl_->context, std::move(task)); }
 
 void parallel_for(WorkerPool* pool, int64_t n, int64_t grain,
                   const std::function<void(int64_t, int64_t)>& fn) {

@@ -1,7 +1,11 @@
-// The CPU engine's worker pool: a fixed set of threads over Asio's
-// thread_pool, and a blocking parallel_for for kernels.
+// The CPU engine's worker pool: a fixed set of threads running an Asio
+// io_context, and a blocking parallel_for for kernels.
 //
 // Contract:
+// - create() is the only way to make one: starting a thread can fail (the
+//   machine's thread or memory limits), and that is an error value
+//   (ResourceExhausted naming how many threads started), never an
+//   exception or an abort; the threads already started are stopped.
 // - parallel_for(n, grain, fn) calls fn(begin, end) on disjoint ranges that
 //   cover [0, n), each of at least `grain` items except the last, and
 //   returns when all are done. The calling thread takes part in the work,
@@ -20,12 +24,21 @@
 #include <functional>
 #include <memory>
 
+#include "core/error.hpp"
+
 namespace tenact::cpu {
 
 class WorkerPool {
  public:
-  /// `threads` == 0 means std::thread::hardware_concurrency().
-  explicit WorkerPool(size_t threads = 0);
+  /// The most threads one pool takes (more is LimitExceeded): far above any
+  /// machine's useful concurrency, low enough that a typo is not an attempt
+  /// to start a million threads.
+  static constexpr size_t kMaxThreads = 1024;
+
+  /// `threads` == 0 means std::thread::hardware_concurrency(). Errors:
+  /// LimitExceeded above kMaxThreads; ResourceExhausted when a thread (or
+  /// the pool's memory) cannot be had.
+  static Result<std::unique_ptr<WorkerPool>> create(size_t threads = 0);
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
@@ -40,6 +53,7 @@ class WorkerPool {
 
  private:
   struct Impl;
+  explicit WorkerPool(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -3,6 +3,7 @@
 // runner names a failing op by BatchWork::op_names when given.
 #include <catch2/catch.hpp>
 
+#include "tests/engines/cpu/test_engine.hpp"
 #include "engines/cpu/cpu_batch_runner.hpp"
 #include "engines/engine.hpp"
 #include "host_vectors.hpp"
@@ -45,7 +46,8 @@ void check_refused(const BatchWork& w, const std::string& what) {
 
 TEST_CASE("a well-formed batch passes and runs", "[batch_validation]") {
   CHECK(validate_batch(valid()).ok());
-  WorkerPool pool(1);
+  auto pool_holder = test_pool(1);
+  WorkerPool& pool = *pool_holder;
   auto out = run_batch_on_cpu(valid(), pool, nullptr);
   REQUIRE(out.ok());
   CHECK((*out)[0].data_as<float>()[2] == -6.0f);
@@ -89,7 +91,8 @@ TEST_CASE("every malformed batch is refused naming the fault", "[batch_validatio
   check_refused(w, "a region output outside its ops");
 
   // The runner refuses it the same way, running nothing.
-  WorkerPool pool(1);
+  auto pool_holder = test_pool(1);
+  WorkerPool& pool = *pool_holder;
   auto out = run_batch_on_cpu(w, pool, nullptr);
   REQUIRE_FALSE(out.ok());
   CHECK(out.error().message() == "malformed batch: a region output outside its ops");
@@ -101,7 +104,8 @@ TEST_CASE("the batch runner names a failing op by its given name", "[batch_valid
   w.inputs = {f32({1, 2, 3})};
   w.ops.push_back({plan(OpKind::Reshape, {2}), {BatchRef::input(0)}});
   w.outputs = {BatchRef::op(0)};
-  WorkerPool pool(1);
+  auto pool_holder = test_pool(1);
+  WorkerPool& pool = *pool_holder;
   auto unnamed = run_batch_on_cpu(w, pool, nullptr);
   REQUIRE_FALSE(unnamed.ok());
   CHECK_THAT(unnamed.error().message(), Catch::StartsWith("batch op 0 (reshape)"));

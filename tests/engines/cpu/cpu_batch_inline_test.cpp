@@ -8,6 +8,7 @@
 #include <future>
 #include <thread>
 
+#include "tests/engines/cpu/test_engine.hpp"
 #include "engines/cpu/batch_work_estimate.hpp"
 #include "engines/cpu/cpu_engine.hpp"
 
@@ -116,7 +117,8 @@ TEST_CASE("no estimate for dot, extensions, unknown or unbound extents, or overf
 }
 
 TEST_CASE("a small batch the caller may run runs on the caller's thread", "[cpu_engine][inline]") {
-  CpuEngine engine{CpuEngineOptions{2}};
+  auto engine_holder = test_engine(CpuEngineOptions{2});
+  CpuEngine& engine = *engine_holder;
   BatchWork work = four_op_work(1000);
   work.caller_may_run = true;
   Launched l = launch_and_wait(engine, std::move(work));
@@ -130,7 +132,8 @@ TEST_CASE("a small batch the caller may run runs on the caller's thread", "[cpu_
 
 TEST_CASE("other batches go to the pool", "[cpu_engine][inline]") {
   SECTION("the caller did not allow it") {
-    CpuEngine engine{CpuEngineOptions{2}};
+    auto engine_holder = test_engine(CpuEngineOptions{2});
+    CpuEngine& engine = *engine_holder;
     Launched l = launch_and_wait(engine, four_op_work(1000));
     CHECK(l.thread != std::this_thread::get_id());
     REQUIRE(l.result.ok());
@@ -141,7 +144,8 @@ TEST_CASE("other batches go to the pool", "[cpu_engine][inline]") {
     CpuEngineOptions o;
     o.threads = 2;
     o.inline_work_limit = 11999;  // the batch is 12000 visits
-    CpuEngine engine{o};
+    auto engine_holder = test_engine(o);
+    CpuEngine& engine = *engine_holder;
     BatchWork work = four_op_work(1000);
     work.caller_may_run = true;
     Launched l = launch_and_wait(engine, std::move(work));
@@ -155,21 +159,24 @@ TEST_CASE("other batches go to the pool", "[cpu_engine][inline]") {
     CpuEngineOptions at;
     at.threads = 2;
     at.inline_work_limit = 12000;
-    CpuEngine at_limit{at};
+    auto at_limit_holder = test_engine(at);
+    CpuEngine& at_limit = *at_limit_holder;
     CHECK(launch_and_wait(at_limit, std::move(exact)).thread == std::this_thread::get_id());
   }
   SECTION("inlining is off") {
     CpuEngineOptions o;
     o.threads = 2;
     o.inline_work_limit = 0;
-    CpuEngine engine{o};
+    auto engine_holder = test_engine(o);
+    CpuEngine& engine = *engine_holder;
     BatchWork work = four_op_work(10);
     work.caller_may_run = true;
     CHECK(launch_and_wait(engine, std::move(work)).thread != std::this_thread::get_id());
     CHECK(engine.inline_batches() == 0);
   }
   SECTION("a dot has no linear estimate") {
-    CpuEngine engine{CpuEngineOptions{2}};
+    auto engine_holder = test_engine(CpuEngineOptions{2});
+    CpuEngine& engine = *engine_holder;
     BatchWork work;
     auto a = HostTensor::zeros(DType::F32, {2, 2});
     REQUIRE(a.ok());

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <thread>
 
+#include "tests/engines/cpu/test_engine.hpp"
 #include "core/builder.hpp"
 #include "core/program_json.hpp"
 #include "engines/cpu/cpu_engine.hpp"
@@ -43,7 +44,8 @@ OpPrepareRequest add_request(const std::string& engine = "cpu", const std::strin
 }  // namespace
 
 TEST_CASE("the cpu engine declares its identity and capabilities", "[cpu_engine]") {
-  CpuEngine engine{CpuEngineOptions{2}};
+  auto engine_holder = test_engine(CpuEngineOptions{2});
+  CpuEngine& engine = *engine_holder;
   CHECK(engine.identity().id == "cpu");
   CHECK(engine.capabilities().executable);
   CHECK(engine.capabilities().default_storage_class == "host");
@@ -54,7 +56,8 @@ TEST_CASE("the cpu engine declares its identity and capabilities", "[cpu_engine]
 }
 
 TEST_CASE("prepare echoes exactly the binding and specialization asked for", "[cpu_engine]") {
-  CpuEngine engine{CpuEngineOptions{1}};
+  auto engine_holder = test_engine(CpuEngineOptions{1});
+  CpuEngine& engine = *engine_holder;
   const OpPrepareRequest req = add_request();
   PrepareAnswer answer = engine.prepare(req);
   auto* prepared = std::get_if<std::shared_ptr<const PreparedOp>>(&answer);
@@ -66,7 +69,8 @@ TEST_CASE("prepare echoes exactly the binding and specialization asked for", "[c
 }
 
 TEST_CASE("prepare answers Unsupported for a foreign endpoint or an extension", "[cpu_engine]") {
-  CpuEngine engine{CpuEngineOptions{1}};
+  auto engine_holder = test_engine(CpuEngineOptions{1});
+  CpuEngine& engine = *engine_holder;
   auto answer = engine.prepare(add_request("cuda:0", "device"));
   auto* u = std::get_if<Unsupported>(&answer);
   REQUIRE(u);
@@ -81,7 +85,8 @@ TEST_CASE("prepare answers Unsupported for a foreign endpoint or an extension", 
 }
 
 TEST_CASE("allocate serves the host storage class only", "[cpu_engine]") {
-  CpuEngine engine{CpuEngineOptions{1}};
+  auto engine_holder = test_engine(CpuEngineOptions{1});
+  CpuEngine& engine = *engine_holder;
   auto t = engine.allocate("host", DType::I32, {2, 3});
   REQUIRE(t.ok());
   CHECK(t->shape() == std::vector<int64_t>{2, 3});
@@ -92,7 +97,8 @@ TEST_CASE("allocate serves the host storage class only", "[cpu_engine]") {
 }
 
 TEST_CASE("launch runs on an engine thread and completes exactly once", "[cpu_engine]") {
-  CpuEngine engine{CpuEngineOptions{2}};
+  auto engine_holder = test_engine(CpuEngineOptions{2});
+  CpuEngine& engine = *engine_holder;
   auto prepared = std::get<std::shared_ptr<const PreparedOp>>(engine.prepare(add_request()));
   std::mutex m;
   std::condition_variable cv;
@@ -118,7 +124,8 @@ TEST_CASE("launch runs on an engine thread and completes exactly once", "[cpu_en
 }
 
 TEST_CASE("a launch that fails reports its error through the completion", "[cpu_engine]") {
-  CpuEngine engine{CpuEngineOptions{1}};
+  auto engine_holder = test_engine(CpuEngineOptions{1});
+  CpuEngine& engine = *engine_holder;
   auto prepared = std::get<std::shared_ptr<const PreparedOp>>(engine.prepare(add_request()));
   std::promise<Result<std::vector<HostTensor>>> done;
   auto fut = done.get_future();
@@ -149,7 +156,8 @@ TEST_CASE("fused and op-by-op runs give the same bits and fusion is counted", "[
     for (int64_t i = 0; i < n; ++i) x->data_as<float>()[i] = static_cast<float>((i * (k + 3)) % 97) / 13.0f - 3.0f;
     inputs.push_back(*x);
   }
-  CpuEngine engine{CpuEngineOptions{2}};
+  auto engine_holder = test_engine(CpuEngineOptions{2});
+  CpuEngine& engine = *engine_holder;
   CpuRunStats fused_stats, plain_stats;
   auto fused = run_program_on_cpu(*program, inputs, engine, CpuRunOptions{true}, &fused_stats);
   auto plain = run_program_on_cpu(*program, inputs, engine, CpuRunOptions{false}, &plain_stats);
@@ -187,7 +195,8 @@ TEST_CASE("splat constants in a region are materialized only when read outside i
   auto x = HostTensor::zeros(DType::I32, {3});
   REQUIRE(x.ok());
   for (int i = 0; i < 3; ++i) x->data_as<int32_t>()[i] = 10 * (i + 1);
-  CpuEngine engine{CpuEngineOptions{1}};
+  auto engine_holder = test_engine(CpuEngineOptions{1});
+  CpuEngine& engine = *engine_holder;
   CpuRunStats stats;
   auto r = run_program_on_cpu(*p, std::vector<HostTensor>{*x}, engine, CpuRunOptions{true}, &stats);
   REQUIRE(r.ok());
@@ -208,7 +217,8 @@ TEST_CASE("a region whose only inputs are splat constants still has the full sha
             {"op": "abs", "in": ["n"], "out": "y"}],
     "outputs": ["y"]})");
   REQUIRE(p.ok());
-  CpuEngine engine{CpuEngineOptions{1}};
+  auto engine_holder = test_engine(CpuEngineOptions{1});
+  CpuEngine& engine = *engine_holder;
   auto r = run_program_on_cpu(*p, std::vector<HostTensor>{f32({0, 0, 0, 0})}, engine);
   REQUIRE(r.ok());
   REQUIRE((*r)[0].shape() == std::vector<int64_t>{4});
@@ -219,7 +229,8 @@ TEST_CASE("the runner checks inputs first and names the op that fails", "[cpu_en
   auto p = load_program(R"({"format": "tenact.program/1", "inputs": [{"name": "x", "dtype": "f32", "shape": ["N"]}],
     "guards": ["N <= 4"], "ops": [{"op": "negate", "in": ["x"], "out": "y"}], "outputs": ["y"]})");
   REQUIRE(p.ok());
-  CpuEngine engine{CpuEngineOptions{1}};
+  auto engine_holder = test_engine(CpuEngineOptions{1});
+  CpuEngine& engine = *engine_holder;
   auto r = run_program_on_cpu(*p, std::vector<HostTensor>{f32({1, 2, 3, 4, 5})}, engine);
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().code() == ErrorCode::GuardViolated);
@@ -237,4 +248,11 @@ TEST_CASE("the runner checks inputs first and names the op that fails", "[cpu_en
   auto failed = run_program_on_cpu(*pad, std::vector<HostTensor>{f32({1, 2, 3}), f32({0, 0})}, engine);
   REQUIRE_FALSE(failed.ok());
   CHECK_THAT(failed.error().message(), Catch::StartsWith("op #1 (pad_to_match -> 'y')"));
+}
+
+TEST_CASE("an engine whose pool cannot start is an error value naming the engine", "[cpu_engine]") {
+  auto engine = CpuEngine::create(CpuEngineOptions{WorkerPool::kMaxThreads + 1});
+  REQUIRE_FALSE(engine.ok());
+  CHECK(engine.error().code() == ErrorCode::LimitExceeded);
+  CHECK(engine.error().message() == "CPU engine 'cpu': a worker pool of 1025 threads is over the limit of 1024");
 }

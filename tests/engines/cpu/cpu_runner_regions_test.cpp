@@ -6,6 +6,7 @@
 // exact in i32).
 #include <catch2/catch.hpp>
 
+#include "tests/engines/cpu/test_engine.hpp"
 #include "core/program_json.hpp"
 #include "engines/cpu/cpu_engine.hpp"
 #include "engines/cpu/cpu_program_runner.hpp"
@@ -36,7 +37,8 @@ TEST_CASE("a diamond of elementwise ops runs as one fused region", "[runner]") {
             {"op": "subtract", "in": ["a", "x"], "out": "c"},
             {"op": "multiply", "in": ["b", "c"], "out": "d"}],
     "outputs": ["d"]})");
-  CpuEngine engine{CpuEngineOptions{1}};
+  auto engine_holder = test_engine(CpuEngineOptions{1});
+  CpuEngine& engine = *engine_holder;
   CpuRunStats fused_stats, plain_stats;
   const std::vector<HostTensor> inputs{i32({1, 2, 3, -4})};
   auto fused = run_program_on_cpu(p, inputs, engine, CpuRunOptions{true}, &fused_stats);
@@ -63,7 +65,8 @@ TEST_CASE("a region whose members are not consecutive runs after what it reads",
             {"op": "broadcast_in_dim", "in": ["s"], "out": "sb", "shape": [3], "broadcast_dimensions": []},
             {"op": "add", "in": ["a", "sb"], "out": "b"}],
     "outputs": ["r", "b"]})");
-  CpuEngine engine{CpuEngineOptions{2}};
+  auto engine_holder = test_engine(CpuEngineOptions{2});
+  CpuEngine& engine = *engine_holder;
   CpuRunStats stats;
   auto r = run_program_on_cpu(p, std::vector<HostTensor>{i32({1, 2, 3})}, engine, CpuRunOptions{true}, &stats);
   REQUIRE(r.ok());
@@ -86,7 +89,8 @@ TEST_CASE("two regions joined by an edge both run fused", "[runner]") {
             {"op": "negate", "in": ["rb"], "out": "b"},
             {"op": "add", "in": ["b", "s"], "out": "c"}],
     "outputs": ["c", "a"]})");
-  CpuEngine engine{CpuEngineOptions{1}};
+  auto engine_holder = test_engine(CpuEngineOptions{1});
+  CpuEngine& engine = *engine_holder;
   CpuRunStats stats;
   auto r = run_program_on_cpu(p, std::vector<HostTensor>{i32({1, 2, 3})}, engine, CpuRunOptions{true}, &stats);
   REQUIRE(r.ok());
@@ -113,7 +117,8 @@ TEST_CASE("run_exec_program_on_cpu runs the regions it is given", "[runner]") {
   auto regions = plan_elementwise_regions(*staged, endpoints, [](const Endpoint&) { return true; });
   REQUIRE(regions.ok());
   REQUIRE(regions->size() == 1);
-  CpuEngine engine{CpuEngineOptions{1}};
+  auto engine_holder = test_engine(CpuEngineOptions{1});
+  CpuEngine& engine = *engine_holder;
   const std::vector<HostTensor> inputs{i32({5, -2})};
   CpuRunStats stats;
   auto r = run_exec_program_on_cpu(p, *staged, *regions, inputs, engine, &stats);

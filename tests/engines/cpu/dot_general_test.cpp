@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/engines/cpu/test_engine.hpp"
 #include "core/half.hpp"
 #include "core/tensor_io.hpp"
 #include "engines/cpu/kernels/blas_threads.hpp"
@@ -254,7 +255,8 @@ TEST_CASE("dot_general matches NumPy for every dtype and layout", "[dot_general]
 }
 
 TEST_CASE("dot_general on a worker pool matches NumPy and the serial bits", "[dot_general]") {
-  WorkerPool pool(3);
+  auto pool_holder = test_pool(3);
+  WorkerPool& pool = *pool_holder;
   for (const DotCase& c : read_manifest()) {
     run_case(c, &pool);
     if (c.name.rfind("batched", 0) == 0) {

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/engines/cpu/test_engine.hpp"
 #include "core/half.hpp"
 #include "core/tensor_io.hpp"
 #include "engines/cpu/kernels/dtype_dispatch.hpp"
@@ -514,7 +515,8 @@ TEST_CASE("a large op split over the pool gives the serial bits", "[elementwise]
   for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = std::sin(static_cast<float>(i)) * 9.0f;
   auto a = make<float>(DType::F32, {n}, x);
   auto serial = run_one(OpKind::Tanh, {a});
-  WorkerPool pool(3);
+  auto pool_holder = test_pool(3);
+  WorkerPool& pool = *pool_holder;
   auto parallel = run_one(OpKind::Tanh, {a}, NoAttrs{}, &pool);
   CHECK(serial.bitwise_equal(parallel));
   // transposed (gathered per tile) too

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/engines/cpu/test_engine.hpp"
 #include "core/half.hpp"
 #include "engines/cpu/kernels/fused_elementwise.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
@@ -98,7 +99,8 @@ TEST_CASE("a fused region gives the bits of its ops run one by one", "[fused]") 
   REQUIRE(got.size() == 1);
   CHECK(got[0].shape() == std::vector<int64_t>{n});
   CHECK(got[0].bitwise_equal(want));
-  WorkerPool pool(3);
+  auto pool_holder = test_pool(3);
+  WorkerPool& pool = *pool_holder;
   CHECK(run_region(benchmark_chain(), {a, b, c, h}, &pool)[0].bitwise_equal(want));
 }
 
@@ -113,7 +115,8 @@ TEST_CASE("fused counters count regions, ops and tiles", "[fused]") {
   CHECK(counters.regions_run.load() == 1);
   CHECK(counters.ops_fused.load() == 5);
   CHECK(counters.tiles.load() == static_cast<uint64_t>((n + kFusedTileElements - 1) / kFusedTileElements));
-  WorkerPool pool(2);
+  auto pool_holder = test_pool(2);
+  WorkerPool& pool = *pool_holder;
   REQUIRE(kernel->run(Ts{a, a, a, h}, &pool, &counters).ok());
   CHECK(counters.regions_run.load() == 2);
   CHECK(counters.ops_fused.load() == 10);
@@ -182,7 +185,8 @@ TEST_CASE("a region mixing dtypes rounds each op to its own dtype", "[fused]") {
   auto v6 = op(OpKind::Abs, {op(OpKind::Convert, {op(OpKind::Select, {v3, v2, v0})},
                                 ConvertAttrs{DType::F32})});
   auto v9 = op(OpKind::Add, {op(OpKind::Exponential, {v6}), op(OpKind::Log, {v6})});
-  WorkerPool pool(2);
+  auto pool_holder = test_pool(2);
+  WorkerPool& pool = *pool_holder;
   for (WorkerPool* p : {static_cast<WorkerPool*>(nullptr), &pool}) {
     auto got = run_region(r, {x, three}, p);
     REQUIRE(got.size() == 2);

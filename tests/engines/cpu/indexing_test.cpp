@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/engines/cpu/test_engine.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
 #include "engines/cpu/kernels/worker_pool.hpp"
 
@@ -289,7 +290,8 @@ TEST_CASE("indexing kernels report run-time mismatches as errors, never crash", 
 }
 
 TEST_CASE("a large gather split over the pool equals a plain lookup loop", "[indexing]") {
-  WorkerPool pool(2);
+  auto pool_holder = test_pool(2);
+  WorkerPool& pool = *pool_holder;
   const int64_t rows = 1000;
   const int64_t cols = 48;
   std::vector<float> table(static_cast<size_t>(rows * cols));

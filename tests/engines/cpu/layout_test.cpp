@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/engines/cpu/test_engine.hpp"
 #include "core/tensor_io.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
 #include "engines/cpu/kernels/layout_strided_copy.hpp"
@@ -186,7 +187,8 @@ Result<std::vector<HostTensor>> run_family(const KernelCall& call) {
 /// The builder receives the case's attributes plus "$dtype" (the expected
 /// result dtype) and "$dense" (the path of NAME.dense.npy when present).
 void check_fixture_op(const std::string& unit, const std::string& op, const AttrsBuilder& build) {
-  static WorkerPool pool(2);
+  static auto pool_holder = test_pool(2);
+  static WorkerPool& pool = *pool_holder;
   const auto kind = parse_op_kind(op);
   REQUIRE(kind.has_value());
   int cases = 0;
@@ -460,7 +462,8 @@ HostTensor counting_f32(int64_t rows, int64_t cols) {
 }
 
 TEST_CASE("a large transpose split over the pool is exact, tile edges included", "[layout]") {
-  WorkerPool pool(2);
+  auto pool_holder = test_pool(2);
+  WorkerPool& pool = *pool_holder;
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1000, 1037}, {3, 70001}, {513, 2}}) {
     INFO(rows << " x " << cols);
     const HostTensor x = counting_f32(rows, cols);
@@ -479,7 +482,8 @@ TEST_CASE("a large transpose split over the pool is exact, tile edges included",
 // (Buffer::allocate zero-fills, faulting in 4 KiB pages) the kernel does not
 // control.
 TEST_CASE("transpose of 4096 x 4096 f32 moves 5 GB/s or more", "[layout][.perf]") {
-  WorkerPool pool(0);
+  auto pool_holder = test_pool(0);
+  WorkerPool& pool = *pool_holder;
   const int64_t n = 4096;
   const HostTensor x = counting_f32(n, n);
   auto y = HostTensor::zeros(DType::F32, {n, n});

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/engines/cpu/test_engine.hpp"
 #include "core/half.hpp"
 #include "core/tensor_io.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
@@ -334,7 +335,8 @@ TEST_CASE("reduce_min matches NumPy for every dtype and layout", "[reduction]") 
 }
 
 TEST_CASE("reductions on a worker pool match NumPy", "[reduction]") {
-  WorkerPool pool(3);
+  auto pool_holder = test_pool(3);
+  WorkerPool& pool = *pool_holder;
   for (const FixtureCase& c : read_manifest())
     if (c.name.find("long") != std::string::npos || c.name.find("nan") != std::string::npos)
       run_fixture_case(c, &pool);
@@ -343,7 +345,8 @@ TEST_CASE("reductions on a worker pool match NumPy", "[reduction]") {
 TEST_CASE("reduction results are bitwise independent of the thread count", "[reduction]") {
   std::vector<std::pair<std::string, std::vector<int64_t>>> shapes = {
       {"long_all", {0}}, {"long_run", {1}}, {"long_rows", {0}}, {"long_mixed", {0, 2}}};
-  WorkerPool pool1(1), pool2(2), pool5(5);
+  auto pool1_holder = test_pool(1), pool2_holder = test_pool(2), pool5_holder = test_pool(5);
+  WorkerPool &pool1 = *pool1_holder, &pool2 = *pool2_holder, &pool5 = *pool5_holder;
   for (const char* dtype : {"f32", "f64", "f16", "c64"}) {
     for (const auto& [tag, dims] : shapes) {
       const std::string name = std::string("reduce_sum_") + dtype + "_" + tag;

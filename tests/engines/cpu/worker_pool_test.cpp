@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "tests/engines/cpu/test_engine.hpp"
 #include "engines/cpu/kernels/worker_pool.hpp"
 
 namespace tenact::cpu {
@@ -33,7 +34,8 @@ Ranges ranges_of(WorkerPool& pool, int64_t n, int64_t grain) {
 }
 
 TEST_CASE("parallel_for visits every index below n exactly once", "[worker_pool]") {
-  WorkerPool pool(3);
+  auto pool_holder = test_pool(3);
+  WorkerPool& pool = *pool_holder;
   for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{99}, int64_t{100}, int64_t{201},
                     int64_t{12345}, int64_t{1} << 20}) {
     std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
@@ -49,7 +51,8 @@ TEST_CASE("parallel_for visits every index below n exactly once", "[worker_pool]
 
 TEST_CASE("parallel_for ranges are contiguous, at least grain long and the same every run",
           "[worker_pool]") {
-  WorkerPool pool(4);
+  auto pool_holder = test_pool(4);
+  WorkerPool& pool = *pool_holder;
   const int64_t n = 1'000'003;
   const int64_t grain = 1000;
   const Ranges first = ranges_of(pool, n, grain);
@@ -62,12 +65,14 @@ TEST_CASE("parallel_for ranges are contiguous, at least grain long and the same 
   }
   for (int run = 0; run < 20; ++run) CHECK(ranges_of(pool, n, grain) == first);
   // Another pool of the same size splits the same way.
-  WorkerPool twin(4);
+  auto twin_holder = test_pool(4);
+  WorkerPool& twin = *twin_holder;
   CHECK(ranges_of(twin, n, grain) == first);
 }
 
 TEST_CASE("parallel_for gives one range when n is below two grains", "[worker_pool]") {
-  WorkerPool pool(4);
+  auto pool_holder = test_pool(4);
+  WorkerPool& pool = *pool_holder;
   CHECK(ranges_of(pool, 150, 100) == Ranges{{0, 150}});
   CHECK(ranges_of(pool, 0, 100).empty());
 }
@@ -77,7 +82,8 @@ TEST_CASE("the free parallel_for runs serially without a pool or below two grain
   Ranges seen;
   parallel_for(nullptr, 1'000'000, 10, [&](int64_t b, int64_t e) { seen.emplace_back(b, e); });
   CHECK(seen == Ranges{{0, 1'000'000}});
-  WorkerPool pool(2);
+  auto pool_holder = test_pool(2);
+  WorkerPool& pool = *pool_holder;
   seen.clear();
   const auto caller = std::this_thread::get_id();
   bool on_caller = false;
@@ -91,7 +97,8 @@ TEST_CASE("the free parallel_for runs serially without a pool or below two grain
 
 TEST_CASE("parallel_for runs chunks on pool threads at the same time as the caller",
           "[worker_pool]") {
-  WorkerPool pool(2);
+  auto pool_holder = test_pool(2);
+  WorkerPool& pool = *pool_holder;
   std::mutex m;
   std::condition_variable cv;
   int inside = 0;
@@ -110,7 +117,8 @@ TEST_CASE("parallel_for runs chunks on pool threads at the same time as the call
 }
 
 TEST_CASE("a nested parallel_for inside a chunk completes", "[worker_pool]") {
-  WorkerPool pool(2);
+  auto pool_holder = test_pool(2);
+  WorkerPool& pool = *pool_holder;
   std::atomic<int64_t> total{0};
   pool.parallel_for(64, 1, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
@@ -121,7 +129,8 @@ TEST_CASE("a nested parallel_for inside a chunk completes", "[worker_pool]") {
 }
 
 TEST_CASE("many threads may call parallel_for on one pool at once", "[worker_pool]") {
-  WorkerPool pool(3);
+  auto pool_holder = test_pool(3);
+  WorkerPool& pool = *pool_holder;
   constexpr int kCallers = 8;
   constexpr int kCalls = 40;
   std::vector<int64_t> sums(kCallers, 0);
@@ -149,7 +158,8 @@ TEST_CASE("post runs tasks on pool threads and the destructor waits for them",
   std::set<std::thread::id> ids;
   std::mutex m;
   {
-    WorkerPool pool(2);
+    auto pool_holder = test_pool(2);
+    WorkerPool& pool = *pool_holder;
     CHECK(pool.thread_count() == 2);
     for (int i = 0; i < 100; ++i)
       pool.post([&] {
@@ -163,8 +173,16 @@ TEST_CASE("post runs tasks on pool threads and the destructor waits for them",
 }
 
 TEST_CASE("a pool of 0 threads means the hardware concurrency", "[worker_pool]") {
-  WorkerPool pool(0);
+  auto pool_holder = test_pool(0);
+  WorkerPool& pool = *pool_holder;
   CHECK(pool.thread_count() == std::max<size_t>(1, std::thread::hardware_concurrency()));
+}
+
+TEST_CASE("a pool over the thread limit is an error, not an attempt", "[worker_pool]") {
+  auto too_many = WorkerPool::create(WorkerPool::kMaxThreads + 1);
+  REQUIRE_FALSE(too_many.ok());
+  CHECK(too_many.error().code() == ErrorCode::LimitExceeded);
+  CHECK(too_many.error().message() == "a worker pool of 1025 threads is over the limit of 1024");
 }
 
 }  // namespace

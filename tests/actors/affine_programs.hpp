@@ -1,0 +1,36 @@
+// Small programs and inputs the runtime tests share, with results derived
+// by hand: affine(k) computes y = x * (k + 1) + k over f32[8] (named
+// "affine<k>": distinct programs of one structure); iota8() is 0..7.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <string>
+
+#include "core/program_json.hpp"
+#include "core/tensor.hpp"
+
+namespace tenact::testing {
+
+inline std::shared_ptr<const SemanticProgram> affine(int k) {
+  const std::string json = R"({"format": "tenact.program/1", "name": "affine)" + std::to_string(k) + R"(",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": [8]}],
+    "ops": [{"op": "constant", "out": "a", "dtype": "f32", "shape": [8], "value": )" + std::to_string(k + 1) + R"(},
+            {"op": "constant", "out": "b", "dtype": "f32", "shape": [8], "value": )" + std::to_string(k) + R"(},
+            {"op": "multiply", "in": ["x", "a"], "out": "m"},
+            {"op": "add", "in": ["m", "b"], "out": "y"}],
+    "outputs": ["y"]})";
+  auto p = load_program(json);
+  REQUIRE(p.ok());
+  return std::make_shared<const SemanticProgram>(std::move(*p));
+}
+
+inline HostTensor iota8() {
+  auto t = HostTensor::zeros(DType::F32, {8});
+  REQUIRE(t.ok());
+  for (int i = 0; i < 8; ++i) t->data_as<float>()[i] = static_cast<float>(i);
+  return *t;
+}
+
+}  // namespace tenact::testing
