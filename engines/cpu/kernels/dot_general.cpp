@@ -268,7 +268,7 @@ Result<std::vector<HostTensor>> run_dot_general(const KernelCall& call) {
       ok = false;
     }
     if (!ok)
-      return Error{ErrorCode::ExecutionFailed,
+      return Error{ErrorCode::ResourceExhausted,
                    "dot_general: out of memory for the packing buffers of a " +
                        std::to_string(plan.m) + "x" + std::to_string(plan.k) + " by " +
                        std::to_string(plan.k) + "x" + std::to_string(plan.n) + " product"};

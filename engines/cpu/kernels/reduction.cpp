@@ -39,7 +39,7 @@ Status reduce_with(const HostTensor& input, const ReductionPlan& plan, HostTenso
     done = false;
   }
   if (!done)
-    return Error{ErrorCode::ExecutionFailed, "out of memory for the reduction's partial results"};
+    return Error{ErrorCode::ResourceExhausted, "out of memory for the reduction's partial results"};
   return ok_status();
 }
 
