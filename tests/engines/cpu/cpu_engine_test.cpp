@@ -238,3 +238,25 @@ TEST_CASE("the runner checks inputs first and names the op that fails", "[cpu_en
   REQUIRE_FALSE(failed.ok());
   CHECK_THAT(failed.error().message(), Catch::StartsWith("op #1 (pad_to_match -> 'y')"));
 }
+
+TEST_CASE("an expression that overflows only for some values of its symbols is checked per "
+          "signature, naming where it stands",
+          "[cpu_engine]") {
+  // B*2^62 fits for B <= 1 and overflows int64 from B = 2 on.
+  auto p = load_program(R"({"format": "tenact.program/1",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": ["B"]}],
+    "guards": ["B*4611686018427387904 <= 4611686018427387904"],
+    "ops": [{"op": "negate", "in": ["x"], "out": "y"}], "outputs": ["y"]})");
+  INFO((p.ok() ? std::string("ok") : p.error().to_string()));
+  REQUIRE(p.ok());
+  CpuEngine engine{CpuEngineOptions{1}};
+  auto ok = run_program_on_cpu(*p, std::vector<HostTensor>{f32({3})}, engine);
+  REQUIRE(ok.ok());
+  CHECK((*ok)[0].data_as<float>()[0] == -3.0f);
+  auto r = run_program_on_cpu(*p, std::vector<HostTensor>{f32({1, 2})}, engine);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code() == ErrorCode::Overflow);
+  CHECK_THAT(r.error().message(),
+             Catch::StartsWith("guard 'B*4611686018427387904 <= 4611686018427387904': dimension "
+                               "expression '4611686018427387904*B' overflows int64 with B=2"));
+}
