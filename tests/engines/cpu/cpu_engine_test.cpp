@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <complex>
 #include <condition_variable>
 #include <future>
 #include <limits>
@@ -237,6 +238,35 @@ TEST_CASE("the runner checks inputs first and names the op that fails", "[cpu_en
   auto failed = run_program_on_cpu(*pad, std::vector<HostTensor>{f32({1, 2, 3}), f32({0, 0})}, engine);
   REQUIRE_FALSE(failed.ok());
   CHECK_THAT(failed.error().message(), Catch::StartsWith("op #1 (pad_to_match -> 'y')"));
+}
+
+TEST_CASE("complex -> bool drops the imaginary part, and a bool pad_to_match pads false, end to end",
+          "[cpu_engine]") {
+  auto p = load_program(R"({"format": "tenact.program/1",
+    "inputs": [{"name": "z", "dtype": "c64", "shape": ["N"]}, {"name": "l", "dtype": "f32", "shape": ["M"]}],
+    "ops": [{"op": "convert", "in": ["z"], "out": "b", "dtype": "bool"},
+            {"op": "not", "in": ["b"], "out": "nb"},
+            {"op": "pad_to_match", "in": ["b", "l"], "out": "p"},
+            {"op": "pad_to_match", "in": ["b", "l"], "out": "t", "value": true}],
+    "outputs": ["nb", "p", "t"]})");
+  INFO((p.ok() ? std::string("ok") : p.error().to_string()));
+  REQUIRE(p.ok());
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const HostTensor z = tenact::testing::host_vector<std::complex<float>>(
+      DType::C64, {{0, 1}, {1, 0}, {0, 0}, {nan, 0}, {0, nan}});
+  CpuEngine engine{CpuEngineOptions{1}};
+  auto r = run_program_on_cpu(*p, std::vector<HostTensor>{z, f32(std::vector<float>(7, 1))}, engine);
+  INFO((r.ok() ? std::string("ok") : r.error().to_string()));
+  REQUIRE(r.ok());
+  REQUIRE(r->size() == 3);
+  auto bools = [](const HostTensor& t) {
+    REQUIRE(t.dtype() == DType::Bool);
+    const uint8_t* d = t.data_as<uint8_t>();
+    return std::vector<uint8_t>(d, d + t.element_count());
+  };
+  CHECK(bools((*r)[0]) == std::vector<uint8_t>{1, 0, 1, 0, 1});
+  CHECK(bools((*r)[1]) == std::vector<uint8_t>{0, 1, 0, 1, 0, 0, 0});
+  CHECK(bools((*r)[2]) == std::vector<uint8_t>{0, 1, 0, 1, 0, 1, 1});
 }
 
 TEST_CASE("an expression that overflows only for some values of its symbols is checked per "
