@@ -17,7 +17,8 @@ std::vector<DimExpr> ProgramBuilder::dims(const std::vector<Dim>& shape, const s
     if (shape[i].expr().ok()) {
       out.push_back(*shape[i].expr());
     } else {
-      pending_.push_back(shape[i].expr().error().with_context(where + " element " + std::to_string(i)));
+      pending_.push_back(
+          shape[i].expr().error().with_context(where + " element " + std::to_string(i)));
       out.push_back(DimExpr::constant(0));
     }
   }
@@ -98,7 +99,8 @@ ValueRef ProgramBuilder::constant(HostTensor value, std::string out) {
   return op(OpKind::Constant, {}, std::move(a), std::move(out));
 }
 ValueRef ProgramBuilder::iota(DType dtype, std::vector<Dim> shape, int64_t iota_dimension, std::string out) {
-  return op(OpKind::Iota, {}, IotaAttrs{dtype, dims(shape, "attribute 'shape'"), iota_dimension}, std::move(out));
+  return op(OpKind::Iota, {}, IotaAttrs{dtype, dims(shape, "attribute 'shape'"), iota_dimension},
+            std::move(out));
 }
 ValueRef ProgramBuilder::transpose(const ValueRef& x, std::vector<int64_t> permutation, std::string out) {
   return op(OpKind::Transpose, {x}, TransposeAttrs{std::move(permutation)}, std::move(out));

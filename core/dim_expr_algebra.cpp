@@ -378,8 +378,8 @@ DimExpr operator*(const DimExpr& a, const DimExpr& b) {
   // longer factors may overflow where their product does not
   // ((B - 2)*(9223372036854775807*B) at B = 1): it stays unfolded and
   // unmarked, for evaluation to decide.
-  const bool overflow = product.overflow && (x->kind == Kind::Constant || y->kind == Kind::Constant ||
-                                             (single_term(*x) && single_term(*y)));
+  const bool by_constant = x->kind == Kind::Constant || y->kind == Kind::Constant;
+  const bool overflow = product.overflow && (by_constant || (single_term(*x) && single_term(*y)));
   return DimExprAccess::wrap(product.poly ? from_poly(std::move(*product.poly))
                                           : make_commutative(Kind::Mul, x, y, overflow));
 }
