@@ -17,15 +17,23 @@ std::vector<DimExpr> ProgramBuilder::dims(const std::vector<Dim>& shape, const s
     if (shape[i].expr().ok()) {
       out.push_back(*shape[i].expr());
     } else {
-      errors_.push_back(shape[i].expr().error().with_context(where + " dimension " + std::to_string(i)));
+      pending_.push_back(
+          shape[i].expr().error().with_context(where + " element " + std::to_string(i)));
       out.push_back(DimExpr::constant(0));
     }
   }
   return out;
 }
 
+void ProgramBuilder::flush_pending(const std::string& where) {
+  for (const Error& e : pending_) errors_.push_back(where.empty() ? e : e.with_context(where));
+  pending_.clear();
+}
+
 ValueRef ProgramBuilder::input(std::string name, DType dtype, std::vector<Dim> shape) {
-  draft_.inputs.push_back(InputDecl{name, dtype, dims(shape, "input '" + name + "'")});
+  const std::string where = "input #" + std::to_string(draft_.inputs.size()) + " '" + name + "'";
+  draft_.inputs.push_back(InputDecl{name, dtype, dims(shape, where + " shape")});
+  flush_pending("");
   return ValueRef{std::move(name)};
 }
 
@@ -36,6 +44,7 @@ void ProgramBuilder::output(const ValueRef& value) { draft_.outputs.push_back(va
 ValueRef ProgramBuilder::op(OpKind kind, std::vector<ValueRef> operands, OpAttrs attrs, std::string out) {
   DraftOp op{kind, {}, {fresh_name(std::move(out))}, std::move(attrs)};
   for (auto& v : operands) op.in.push_back(std::move(v.name));
+  flush_pending(describe_draft_op(draft_.ops.size(), op));
   draft_.ops.push_back(std::move(op));
   return ValueRef{draft_.ops.back().out.front()};
 }
@@ -74,9 +83,10 @@ ValueRef ProgramBuilder::convert(const ValueRef& x, DType dtype, std::string out
 ValueRef ProgramBuilder::constant(DType dtype, std::vector<Dim> shape, Scalar value, std::string out) {
   ConstantAttrs a;
   a.dtype = dtype;
-  a.shape = dims(shape, "constant");
+  a.shape = dims(shape, "attribute 'shape'");
   a.splat = value;
-  if (auto fits = value.check_fits(dtype); !fits.ok()) errors_.push_back(fits.error().with_context("constant"));
+  if (auto fits = value.check_fits(dtype); !fits.ok())
+    pending_.push_back(fits.error().with_context("attribute 'value'"));
   return op(OpKind::Constant, {}, std::move(a), std::move(out));
 }
 ValueRef ProgramBuilder::constant(HostTensor value, std::string out) {
@@ -85,22 +95,23 @@ ValueRef ProgramBuilder::constant(HostTensor value, std::string out) {
   for (auto d : value.shape()) a.shape.push_back(DimExpr::constant(d));
   auto dense = value.contiguous();
   if (dense.ok()) a.dense = std::move(*dense);
-  else errors_.push_back(dense.error().with_context("constant"));
+  else pending_.push_back(dense.error().with_context("attribute 'value'"));
   return op(OpKind::Constant, {}, std::move(a), std::move(out));
 }
 ValueRef ProgramBuilder::iota(DType dtype, std::vector<Dim> shape, int64_t iota_dimension, std::string out) {
-  return op(OpKind::Iota, {}, IotaAttrs{dtype, dims(shape, "iota"), iota_dimension}, std::move(out));
+  return op(OpKind::Iota, {}, IotaAttrs{dtype, dims(shape, "attribute 'shape'"), iota_dimension},
+            std::move(out));
 }
 ValueRef ProgramBuilder::transpose(const ValueRef& x, std::vector<int64_t> permutation, std::string out) {
   return op(OpKind::Transpose, {x}, TransposeAttrs{std::move(permutation)}, std::move(out));
 }
 ValueRef ProgramBuilder::reshape(const ValueRef& x, std::vector<Dim> shape, std::string out) {
-  return op(OpKind::Reshape, {x}, ReshapeAttrs{dims(shape, "reshape")}, std::move(out));
+  return op(OpKind::Reshape, {x}, ReshapeAttrs{dims(shape, "attribute 'shape'")}, std::move(out));
 }
 ValueRef ProgramBuilder::broadcast_in_dim(const ValueRef& x, std::vector<Dim> shape,
                                           std::vector<int64_t> broadcast_dimensions, std::string out) {
   return op(OpKind::BroadcastInDim, {x},
-            BroadcastInDimAttrs{dims(shape, "broadcast_in_dim"), std::move(broadcast_dimensions)},
+            BroadcastInDimAttrs{dims(shape, "attribute 'shape'"), std::move(broadcast_dimensions)},
             std::move(out));
 }
 ValueRef ProgramBuilder::reduce(OpKind kind, const ValueRef& x, std::vector<int64_t> dimensions,
@@ -109,7 +120,8 @@ ValueRef ProgramBuilder::reduce(OpKind kind, const ValueRef& x, std::vector<int6
 }
 ValueRef ProgramBuilder::slice(const ValueRef& x, std::vector<Dim> start, std::vector<Dim> limit,
                                std::vector<int64_t> strides, std::string out) {
-  SliceAttrs a{dims(start, "slice"), dims(limit, "slice"), std::move(strides)};
+  SliceAttrs a{dims(start, "attribute 'start_indices'"), dims(limit, "attribute 'limit_indices'"),
+               std::move(strides)};
   if (a.strides.empty()) a.strides.assign(a.start_indices.size(), 1);
   return op(OpKind::Slice, {x}, std::move(a), std::move(out));
 }

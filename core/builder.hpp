@@ -12,7 +12,9 @@
 // Contract: not thread-safe (one builder per thread); every method records
 // what it is given and never fails — errors (a bad dimension expression,
 // an undefined name, a type mismatch) surface from build(), exactly as the
-// JSON loader would report them. Unnamed results get names "%0", "%1", ...
+// JSON loader would report them: naming the input ("input #0 'x' shape
+// element 1") or the op ("op #2 (reshape -> 'r') attribute 'shape' element
+// 0"). Unnamed results get names "%0", "%1", ...
 #pragma once
 
 #include <initializer_list>
@@ -93,10 +95,16 @@ class ProgramBuilder {
 
  private:
   std::string fresh_name(std::string requested);
+  /// The expressions of `shape`; a malformed one is recorded in pending_
+  /// ("<where> element <i>: ...") and stands as 0.
   std::vector<DimExpr> dims(const std::vector<Dim>& shape, const std::string& where);
+  /// Moves pending_ into errors_, each prefixed with `where` unless empty.
+  void flush_pending(const std::string& where);
 
   ProgramDraft draft_;
   std::vector<Error> errors_;
+  /// Errors of the input or op being recorded, before it is named.
+  std::vector<Error> pending_;
   size_t next_name_ = 0;
 };
 

@@ -230,6 +230,32 @@ std::vector<std::string> DimExpr::symbols() const {
   return names;
 }
 
+Status DimExpr::check_constants() const {
+  if (!node_->overflow) return ok_status();
+  // Descend to the node where constant arithmetic overflowed: marked, with
+  // no marked operand.
+  const Node* at = node_.get();
+  for (bool descended = true; descended;) {
+    descended = false;
+    auto visit = [&](const NodePtr& child) {
+      if (!descended && child->overflow) {
+        at = child.get();
+        descended = true;
+      }
+    };
+    if (at->kind == Kind::Sum) {
+      for (const Term& t : terms_of(*at)) for (const NodePtr& a : t.atoms) visit(a);
+    } else if (at->kind != Kind::Constant && at->kind != Kind::Symbol) {
+      visit(operands_of(*at).lhs);
+      visit(operands_of(*at).rhs);
+    }
+  }
+  std::string message =
+      "dimension expression " + quoted(render(*node_)) + ": constant arithmetic overflows int64";
+  if (at != node_.get()) message += " in " + quoted(render(*at));
+  return Error{ErrorCode::Overflow, std::move(message)};
+}
+
 Result<int64_t> DimExpr::evaluate(const SymbolBindings& bindings) const {
   int64_t value = 0;
   EvalFailure fail;

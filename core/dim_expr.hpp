@@ -11,8 +11,21 @@
 //   Constant subexpressions fold (2*3 is 6, min(2, 5) is 2, 7//2 is 3).
 //   Folding never divides by a constant zero at construction: `B // 0` stays
 //   a node and is an error when evaluated.
-// - Constant folding that overflows int64 leaves the expression unfolded
-//   (evaluation then reports the overflow).
+// - Constant arithmetic is decided when the expression is built. Folding
+//   combines constants: the constant terms and the coefficients of like terms
+//   of a sum, the coefficients of a product by a constant, the coefficient of
+//   a product of two single terms (9223372036854775807*B times 2*C), a
+//   constant // a constant. Where such a combination does not fit int64
+//   ("9223372036854775807 + 1", "4611686018427387904*2",
+//   "B*9223372036854775807*2", "min(9223372036854775807 + 1, 3)") the
+//   expression's constant arithmetic overflows: parse() rejects it, and an
+//   expression built through the operators keeps a mark that
+//   check_constants() reports and that no later operation removes.
+// - What overflows only for some values of the symbols is left to
+//   evaluate(): a sum or product whose value leaves int64
+//   ("9223372036854775807 + B", "B*B"), and a product of factors of several
+//   terms whose expansion would ("(B - 2)*(9223372036854775807*B)" is
+//   -9223372036854775807 at B = 1), which stays unfolded.
 // - Symbols denote non-negative integers (they are dimensions); decide()
 //   uses that.
 #pragma once
@@ -42,8 +55,9 @@ class DimExpr {
   static DimExpr symbol(std::string name);
 
   /// Parses the grammar of program-format.md ("B*2 + 1", "min(T, 64)",
-  /// "(N + 7) // 8"). Integers may not overflow int64. Errors name the
-  /// offending position.
+  /// "(N + 7) // 8"). Integers, and the constant arithmetic of the
+  /// expression (see above), may not overflow int64 (Overflow). Errors name
+  /// the offending position.
   static Result<DimExpr> parse(std::string_view text);
 
   friend DimExpr operator+(const DimExpr& a, const DimExpr& b);
@@ -61,6 +75,12 @@ class DimExpr {
   /// Every symbol the expression mentions, sorted, without duplicates.
   std::vector<std::string> symbols() const;
 
+  /// Ok, or an Overflow error when the expression's constant arithmetic did
+  /// not fit int64 while it was built (see above); the message names the
+  /// expression and the part that overflowed. parse() never returns such an
+  /// expression; the operators may.
+  Status check_constants() const;
+
   /// Evaluates against concrete symbol values. Errors: UnboundSymbol (names
   /// the symbol), DivisionByZero (names the divisor expression), Overflow.
   Result<int64_t> evaluate(const SymbolBindings& bindings) const;
@@ -69,7 +89,7 @@ class DimExpr {
   DimExpr substitute(const SymbolBindings& bindings) const;
 
   /// Canonical text in the grammar of program-format.md; parse(to_string())
-  /// yields an equal expression.
+  /// yields an equal expression when check_constants() is ok.
   std::string to_string() const;
 
   /// Structural equality of canonical forms (hence semantic for polynomials).

@@ -93,11 +93,13 @@ NodePtr make_symbol(std::string name) {
   return n;
 }
 
-NodePtr make_binary(Kind kind, NodePtr lhs, NodePtr rhs) {
+// `overflow`: this node is made because combining constants overflowed.
+NodePtr make_binary(Kind kind, NodePtr lhs, NodePtr rhs, bool overflow = false) {
   auto n = std::make_shared<Node>();
   n->kind = kind;
   n->hash = combine(combine(kind_seed(kind), lhs->hash), rhs->hash);
   n->weight = saturating_add(1, saturating_add(lhs->weight, rhs->weight));
+  n->overflow = overflow || lhs->overflow || rhs->overflow;
   n->payload = Operands{std::move(lhs), std::move(rhs)};
   return n;
 }
@@ -120,7 +122,10 @@ NodePtr make_sum(int64_t constant, std::vector<Term> terms) {
   for (const Term& t : terms) {
     h = combine(h, static_cast<uint64_t>(t.coef));
     h = combine(h, t.atoms.size());
-    for (const NodePtr& a : t.atoms) h = combine(h, a->hash);
+    for (const NodePtr& a : t.atoms) {
+      h = combine(h, a->hash);
+      n->overflow = n->overflow || a->overflow;
+    }
   }
   n->hash = h;
   n->payload = std::move(terms);
@@ -184,10 +189,20 @@ bool equal(const Node& a, const Node& b) {
 
 bool node_less(const NodePtr& a, const NodePtr& b) { return compare(*a, *b) < 0; }
 
-NodePtr make_commutative(Kind kind, NodePtr a, NodePtr b) {
+NodePtr make_commutative(Kind kind, NodePtr a, NodePtr b, bool overflow = false) {
   if (compare(*a, *b) > 0) std::swap(a, b);
-  return make_binary(kind, std::move(a), std::move(b));
+  return make_binary(kind, std::move(a), std::move(b), overflow);
 }
+
+// A constant, or coef * monomial without a constant term (2, B, 3*B*C).
+// An atom is 1 * itself.
+bool single_term(const Node& n) {
+  return n.kind != Kind::Sum || (n.value == 0 && terms_of(n).size() == 1);
+}
+
+// True when either operand's constant arithmetic overflowed: such operands
+// are never folded, so that the mark cannot cancel away.
+bool either_marked(const NodePtr& a, const NodePtr& b) { return a->overflow || b->overflow; }
 
 // -- polynomial arithmetic -----------------------------------------------------------
 
@@ -200,10 +215,19 @@ NodePtr from_poly(Poly&& p) {
   return make_sum(p.constant, std::move(p.terms));
 }
 
-// a + sign * b, or nullopt when a coefficient overflows or the result is too big.
-std::optional<Poly> add_poly(const Poly& a, const Poly& b, int sign) {
+// A folded polynomial, or none and why folding declined: a constant or
+// coefficient outside int64 (overflow), else a result past the size limits.
+struct Fold {
+  std::optional<Poly> poly;
+  bool overflow = false;
+};
+const Fold kOverflow{std::nullopt, true};
+const Fold kTooBig{std::nullopt, false};
+
+// a + sign * b.
+Fold add_poly(const Poly& a, const Poly& b, int sign) {
   Int128 c = Int128{a.constant} + Int128{sign} * Int128{b.constant};
-  if (!fits_int64(c)) return std::nullopt;
+  if (!fits_int64(c)) return kOverflow;
   Poly r;
   r.constant = static_cast<int64_t>(c);
   r.terms.reserve(a.terms.size() + b.terms.size());
@@ -218,15 +242,15 @@ std::optional<Poly> add_poly(const Poly& a, const Poly& b, int sign) {
     }
     Int128 coef = Int128{sign} * Int128{b.terms[j].coef};
     if (order == 0) coef += a.terms[i++].coef;
-    if (!fits_int64(coef)) return std::nullopt;
+    if (!fits_int64(coef)) return kOverflow;
     if (coef != 0) r.terms.push_back(Term{static_cast<int64_t>(coef), b.terms[j].atoms});
     ++j;
   }
-  if (r.terms.size() > kMaxTerms) return std::nullopt;
-  return r;
+  if (r.terms.size() > kMaxTerms) return kTooBig;
+  return Fold{std::move(r)};
 }
 
-std::optional<Poly> mul_poly(const Poly& a, const Poly& b) {
+Fold mul_poly(const Poly& a, const Poly& b) {
   static const std::vector<NodePtr> kNoAtoms;
   struct Factor {
     int64_t coef;
@@ -241,7 +265,7 @@ std::optional<Poly> mul_poly(const Poly& a, const Poly& b) {
   };
   std::vector<Factor> fa = factors_of(a);
   std::vector<Factor> fb = factors_of(b);
-  if (fa.size() * fb.size() > kMaxProductPairs) return std::nullopt;
+  if (fa.size() * fb.size() > kMaxProductPairs) return kTooBig;
 
   struct Product {
     Int128 coef;
@@ -251,7 +275,7 @@ std::optional<Poly> mul_poly(const Poly& a, const Poly& b) {
   products.reserve(fa.size() * fb.size());
   for (const Factor& x : fa) {
     for (const Factor& y : fb) {
-      if (x.atoms->size() + y.atoms->size() > kMaxDegree) return std::nullopt;
+      if (x.atoms->size() + y.atoms->size() > kMaxDegree) return kTooBig;
       Product p{Int128{x.coef} * Int128{y.coef}, {}};
       p.atoms.reserve(x.atoms->size() + y.atoms->size());
       std::merge(x.atoms->begin(), x.atoms->end(), y.atoms->begin(), y.atoms->end(),
@@ -269,10 +293,10 @@ std::optional<Poly> mul_poly(const Poly& a, const Poly& b) {
     size_t j = i;
     for (; j < products.size() && compare_monomial(products[i].atoms, products[j].atoms) == 0;
          ++j) {
-      if (__builtin_add_overflow(coef, products[j].coef, &coef)) return std::nullopt;
+      if (__builtin_add_overflow(coef, products[j].coef, &coef)) return kOverflow;
     }
     if (coef != 0) {
-      if (!fits_int64(coef)) return std::nullopt;
+      if (!fits_int64(coef)) return kOverflow;
       if (products[i].atoms.empty()) {
         r.constant = static_cast<int64_t>(coef);
       } else {
@@ -281,8 +305,8 @@ std::optional<Poly> mul_poly(const Poly& a, const Poly& b) {
     }
     i = j;
   }
-  if (r.terms.size() > kMaxTerms) return std::nullopt;
-  return r;
+  if (r.terms.size() > kMaxTerms) return kTooBig;
+  return Fold{std::move(r)};
 }
 
 // -- min and max ----------------------------------------------------------------------
@@ -292,6 +316,8 @@ std::optional<Poly> mul_poly(const Poly& a, const Poly& b) {
 DimExpr min_or_max(const DimExpr& a, const DimExpr& b, bool want_min) {
   const NodePtr& x = a.node();
   const NodePtr& y = b.node();
+  const Kind kind = want_min ? Kind::Min : Kind::Max;
+  if (either_marked(x, y)) return DimExprAccess::wrap(make_commutative(kind, x, y));
   if (x->kind == Kind::Constant && y->kind == Kind::Constant) {
     const bool a_smaller = x->value <= y->value;
     return a_smaller == want_min ? a : b;
@@ -300,7 +326,7 @@ DimExpr min_or_max(const DimExpr& a, const DimExpr& b, bool want_min) {
     const bool a_smaller = *d <= 0;
     return a_smaller == want_min ? a : b;
   }
-  return DimExprAccess::wrap(make_commutative(want_min ? Kind::Min : Kind::Max, x, y));
+  return DimExprAccess::wrap(make_commutative(kind, x, y));
 }
 
 }  // namespace
@@ -318,17 +344,20 @@ DimExpr operator+(const DimExpr& a, const DimExpr& b) {
   const NodePtr& y = b.node();
   if (y->kind == Kind::Constant && y->value == 0) return a;
   if (x->kind == Kind::Constant && x->value == 0) return b;
-  auto sum = add_poly(to_poly(x), to_poly(y), +1);
-  return DimExprAccess::wrap(sum ? from_poly(std::move(*sum)) : make_commutative(Kind::Add, x, y));
+  if (either_marked(x, y)) return DimExprAccess::wrap(make_commutative(Kind::Add, x, y));
+  Fold sum = add_poly(to_poly(x), to_poly(y), +1);
+  return DimExprAccess::wrap(sum.poly ? from_poly(std::move(*sum.poly))
+                                      : make_commutative(Kind::Add, x, y, sum.overflow));
 }
 
 DimExpr operator-(const DimExpr& a, const DimExpr& b) {
   const NodePtr& x = a.node();
   const NodePtr& y = b.node();
   if (y->kind == Kind::Constant && y->value == 0) return a;
-  auto difference = add_poly(to_poly(x), to_poly(y), -1);
-  return DimExprAccess::wrap(difference ? from_poly(std::move(*difference))
-                                        : make_binary(Kind::Sub, x, y));
+  if (either_marked(x, y)) return DimExprAccess::wrap(make_binary(Kind::Sub, x, y));
+  Fold difference = add_poly(to_poly(x), to_poly(y), -1);
+  return DimExprAccess::wrap(difference.poly ? from_poly(std::move(*difference.poly))
+                                             : make_binary(Kind::Sub, x, y, difference.overflow));
 }
 
 DimExpr operator*(const DimExpr& a, const DimExpr& b) {
@@ -336,24 +365,34 @@ DimExpr operator*(const DimExpr& a, const DimExpr& b) {
   const NodePtr& y = b.node();
   if (y->kind == Kind::Constant && y->value == 1) return a;
   if (x->kind == Kind::Constant && x->value == 1) return b;
-  auto product = mul_poly(to_poly(x), to_poly(y));
-  if (product) {
-    const uint64_t folded = terms_weight(product->terms);
+  if (either_marked(x, y)) return DimExprAccess::wrap(make_commutative(Kind::Mul, x, y));
+  Fold product = mul_poly(to_poly(x), to_poly(y));
+  if (product.poly) {
+    const uint64_t folded = terms_weight(product.poly->terms);
     if (folded > kMaxFoldedWeight && folded > saturating_add(saturating_add(x->weight, y->weight), 1)) {
-      product.reset();
+      product.poly.reset();
     }
   }
-  return DimExprAccess::wrap(product ? from_poly(std::move(*product))
-                                     : make_commutative(Kind::Mul, x, y));
+  // A product by a constant, or of two single terms, only multiplies
+  // coefficients: its overflow is constant arithmetic. The expansion of
+  // longer factors may overflow where their product does not
+  // ((B - 2)*(9223372036854775807*B) at B = 1): it stays unfolded and
+  // unmarked, for evaluation to decide.
+  const bool by_constant = x->kind == Kind::Constant || y->kind == Kind::Constant;
+  const bool overflow = product.overflow && (by_constant || (single_term(*x) && single_term(*y)));
+  return DimExprAccess::wrap(product.poly ? from_poly(std::move(*product.poly))
+                                          : make_commutative(Kind::Mul, x, y, overflow));
 }
 
 DimExpr DimExpr::floor_div(const DimExpr& a, const DimExpr& b) {
   const NodePtr& x = a.node_;
   const NodePtr& y = b.node_;
+  if (either_marked(x, y)) return DimExpr(make_binary(Kind::FloorDiv, x, y));
   if (y->kind == Kind::Constant && y->value != 0) {
     const int64_t d = y->value;
     if (x->kind == Kind::Constant) {
       if (auto q = floor_divide(x->value, d)) return constant(*q);
+      return DimExpr(make_binary(Kind::FloorDiv, x, y, /*overflow=*/true));  // INT64_MIN // -1
     } else {
       // Exact when the divisor divides every coefficient and the constant.
       Poly p = to_poly(x);

@@ -14,9 +14,16 @@
 //   for an atom x is the node x itself. Structural equality of nodes is
 //   therefore equality of canonical forms.
 // - Add, Sub and Mul nodes exist only where folding into a polynomial would
-//   overflow int64 or exceed the size limits (dim_expr_algebra.cpp): the
-//   expression is then "left unfolded" as an atom, and evaluation reports the
-//   overflow.
+//   overflow int64 or exceed the size limits (dim_expr_algebra.cpp), or where
+//   an operand's constant arithmetic overflowed: the expression is then "left
+//   unfolded" as an atom, and evaluation reports any overflow.
+// - Node::overflow marks constant arithmetic that does not fit int64: a node
+//   made because combining constants overflowed (a constant term or a
+//   coefficient of a sum, a coefficient scaled by a constant factor or
+//   multiplied by another single term's, a constant // a constant), and
+//   every node above one. Folding never takes a
+//   marked operand apart, so the mark survives every later operation
+//   ((9223372036854775807 + 1)*0 stays marked); see DimExpr::check_constants.
 // - Min, Max, Add and Mul keep their operands in ascending node order, so
 //   that commuted operands give equal nodes.
 // - Each node stores its structural hash, computed once at construction.
@@ -70,6 +77,8 @@ struct DimExpr::Node {
   // Nodes of the expression written out as a tree (shared atoms counted at
   // each use), saturating: bounds the printed size. See kMaxFoldedWeight.
   uint64_t weight = 1;
+  // Constant arithmetic overflowed here or below (see the representation notes).
+  bool overflow = false;
   // Symbol: std::string; FloorDiv..Sub: Operands; Sum: the terms.
   std::variant<std::monostate, std::string, Operands, std::vector<Term>> payload;
 };

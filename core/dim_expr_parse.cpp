@@ -57,6 +57,18 @@ class Parser {
     return error(ErrorCode::Parse, "expected " + what, hint);
   }
 
+  // `result` is lhs OP rhs, OP written at `op_pos`: an error when combining
+  // their constants overflowed int64 (the operands were checked before).
+  Result<DimExpr> checked(DimExpr result, const DimExpr& lhs, std::string_view op,
+                          const DimExpr& rhs, size_t op_pos) const {
+    if (!result.node()->overflow) return result;
+    return Error{ErrorCode::Overflow,
+                 "dimension expression " + quoted(text_) +
+                     ": constant arithmetic overflows int64 at position " + std::to_string(op_pos) +
+                     " (" + quoted(lhs.to_string()) + " " + std::string(op) + " " +
+                     quoted(rhs.to_string()) + ")"};
+  }
+
   void skip_space() {
     while (pos_ < text_.size() && is_space(text_[pos_])) ++pos_;
   }
@@ -66,14 +78,15 @@ class Parser {
     TENACT_ASSIGN_OR_RETURN(DimExpr acc, parse_term());
     for (;;) {
       skip_space();
+      const size_t op_pos = pos_;
       if (at('+')) {
         ++pos_;
         TENACT_ASSIGN_OR_RETURN(DimExpr rhs, parse_term());
-        acc = acc + rhs;
+        TENACT_ASSIGN_OR_RETURN(acc, checked(acc + rhs, acc, "+", rhs, op_pos));
       } else if (at('-')) {
         ++pos_;
         TENACT_ASSIGN_OR_RETURN(DimExpr rhs, parse_term());
-        acc = acc - rhs;
+        TENACT_ASSIGN_OR_RETURN(acc, checked(acc - rhs, acc, "-", rhs, op_pos));
       } else {
         return acc;
       }
@@ -84,10 +97,11 @@ class Parser {
     TENACT_ASSIGN_OR_RETURN(DimExpr acc, parse_factor());
     for (;;) {
       skip_space();
+      const size_t op_pos = pos_;
       if (at('*')) {
         ++pos_;
         TENACT_ASSIGN_OR_RETURN(DimExpr rhs, parse_factor());
-        acc = acc * rhs;
+        TENACT_ASSIGN_OR_RETURN(acc, checked(acc * rhs, acc, "*", rhs, op_pos));
       } else if (at('/')) {
         ++pos_;
         if (!at('/')) return expected("'//' (floor division)");
@@ -97,7 +111,8 @@ class Parser {
         // the symbols: reject it when the text is read, not at evaluation.
         if (rhs.constant_value() == 0)
           return error(ErrorCode::DivisionByZero, "floor division by '" + rhs.to_string() + "', which is always 0");
-        acc = DimExpr::floor_div(acc, rhs);
+        TENACT_ASSIGN_OR_RETURN(acc,
+                                checked(DimExpr::floor_div(acc, rhs), acc, "//", rhs, op_pos));
       } else {
         return acc;
       }

@@ -116,7 +116,9 @@ class Encoder {
     u8(static_cast<uint8_t>(a.update));
   }
   void encode(const DynamicTruncateAttrs& a) { i64(a.dimension); }
-  void encode(const PadToMatchAttrs& a) { scalar(a.value); }
+  // No value and an integer 0 encode alike: both pad with x's zero (a bool x
+  // rejects an integer value).
+  void encode(const PadToMatchAttrs& a) { scalar(a.value.value_or(Scalar::of_int(0))); }
   void encode(const DotGeneralAttrs& a) {
     ints(a.lhs_batching_dimensions);
     ints(a.rhs_batching_dimensions);

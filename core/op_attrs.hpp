@@ -113,7 +113,8 @@ struct DynamicTruncateAttrs {
   friend bool operator==(const DynamicTruncateAttrs&, const DynamicTruncateAttrs&) = default;
 };
 struct PadToMatchAttrs {
-  Scalar value = Scalar::of_int(0);
+  /// The padding value; none: the zero of x's dtype (false for bool).
+  std::optional<Scalar> value;
   friend bool operator==(const PadToMatchAttrs&, const PadToMatchAttrs&) = default;
 };
 struct DotGeneralAttrs {

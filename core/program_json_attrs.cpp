@@ -390,7 +390,7 @@ void write_op_attrs(const OpAttrs& attrs, Json& op) {
           op["scatter_indices_batching_dims"] = a.scatter_indices_batching_dims;
           op["update"] = std::string{to_string(a.update)};
         } else if constexpr (std::is_same_v<A, PadToMatchAttrs>) {
-          op["value"] = scalar_to_json(a.value);
+          if (a.value) op["value"] = scalar_to_json(*a.value);
         } else if constexpr (std::is_same_v<A, DotGeneralAttrs>) {
           op["lhs_batching_dimensions"] = a.lhs_batching_dimensions;
           op["rhs_batching_dimensions"] = a.rhs_batching_dimensions;

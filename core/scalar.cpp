@@ -164,7 +164,8 @@ void Scalar::store(DType dtype, void* dst) const {
   const double imag = kind == Kind::Complex ? im : 0.0;
   switch (dtype) {
     case DType::Bool: {
-      bool v = kind == Kind::Bool ? b : (kind == Kind::Complex ? (re != 0 || im != 0) : real != 0);
+      // A complex value drops its imaginary part first, as convert does.
+      bool v = kind == Kind::Bool ? b : real != 0;
       put<uint8_t>(dst, v ? 1 : 0);
       break;
     }

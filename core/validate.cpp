@@ -131,6 +131,7 @@ class ProgramValidator {
       bool ok = true;
       for (size_t ax = 0; ax < in.shape.size(); ++ax) {
         ok = check_symbols_bound(in.shape[ax], where + " axis " + std::to_string(ax)) && ok;
+        ok = check_constants(in.shape[ax], where + " axis " + std::to_string(ax)) && ok;
         if (auto v = in.shape[ax].constant_value(); v && *v < 0) {
           error(Error{ErrorCode::ShapeMismatch,
                       where + " axis " + std::to_string(ax) + " has negative size " +
@@ -162,6 +163,16 @@ class ProgramValidator {
       }
     }
     return ok;
+  }
+
+  // Constant arithmetic is decided at load: an expression whose constants
+  // overflowed (built through the DimExpr operators, or inferred from
+  // operands) is an error here. Parsed text never holds one: parse() rejects it.
+  bool check_constants(const DimExpr& e, const std::string& where) {
+    Status s = e.check_constants();
+    if (s.ok()) return true;
+    error(s.error().with_context(where));
+    return false;
   }
 
   void check_guards() {
@@ -226,11 +237,12 @@ class ProgramValidator {
         operand_types.push_back(program_.values_[*it->second.id].type);
       }
     }
-    bool symbols_ok = true;
+    bool exprs_ok = true;
     for_each_dim_expr(op.attrs, [&](const DimExpr& e, const char* attr) {
-      symbols_ok = check_symbols_bound(e, where + " attribute " + attr) && symbols_ok;
+      exprs_ok = check_symbols_bound(e, where + " attribute " + attr) && exprs_ok;
+      exprs_ok = check_constants(e, where + " attribute " + attr) && exprs_ok;
     });
-    if (poisoned || !symbols_ok) return poison_outputs();
+    if (poisoned || !exprs_ok) return poison_outputs();
 
     infer::ShapeChecker checker{&op_constraints_, where};
     auto results = infer::infer_op(
@@ -248,7 +260,13 @@ class ProgramValidator {
     const int64_t op_index = static_cast<int64_t>(program_.ops_.size());
     for (size_t r = 0; r < results->size(); ++r) {
       const ValueType& t = (*results)[r];
-      if (auto s = check_static_size(t, where + " result '" + op.out[r] + "'"); !s.ok()) {
+      const std::string result = where + " result '" + op.out[r] + "'";
+      for (size_t ax = 0; ax < t.shape.size(); ++ax) {
+        if (t.shape[ax].kind == ExtentKind::Unknown) continue;
+        if (!check_constants(t.shape[ax].expr, result + " axis " + std::to_string(ax)))
+          return poison_outputs();
+      }
+      if (auto s = check_static_size(t, result); !s.ok()) {
         error(s.error());
         return poison_outputs();
       }

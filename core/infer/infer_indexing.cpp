@@ -584,10 +584,12 @@ InferResult infer_pad_to_match(const InferRequest& r) {
                        std::to_string(like.rank()) + ", expected rank " +
                        std::to_string(x.rank()) + " (the shape of x is " + to_string(x.shape) +
                        ")");
-  Status fits = a->value.check_fits(x.dtype);
-  if (!fits.ok())
-    return attribute_error("value " + a->value.to_string() + " does not fit x's dtype " +
-                           std::string{to_string(x.dtype)} + ": " + fits.error().message());
+  if (a->value) {
+    Status fits = a->value->check_fits(x.dtype);
+    if (!fits.ok())
+      return attribute_error("value " + a->value->to_string() + " does not fit x's dtype " +
+                             std::string{to_string(x.dtype)} + ": " + fits.error().message());
+  }
   for (size_t i = 0; i < x.rank(); ++i) {
     if (!x.shape[i].is_exact()) continue;  // run time
     const std::string axis = std::to_string(i);

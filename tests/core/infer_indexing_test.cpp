@@ -534,6 +534,15 @@ TEST_CASE("pad_to_match has x's dtype and like's shape", "[infer_indexing]") {
     check_type(infer(OpKind::PadToMatch, a, {x, t(DType::F32, {4})}), t(DType::F32, {4}));
     CHECK(infer.deferred.empty());
   }
+  SECTION("no value for a bool x pads with false") {
+    check_type(infer(OpKind::PadToMatch, a, {t(DType::Bool, {2}), t(DType::F32, {3})}),
+               t(DType::Bool, {3}));
+  }
+  SECTION("an integer value for a bool x") {
+    a.value = Scalar::of_int(0);
+    check_error(infer(OpKind::PadToMatch, a, {t(DType::Bool, {2}), t(DType::Bool, {3})}),
+                ErrorCode::InvalidAttribute, "value 0 does not fit x's dtype bool");
+  }
   SECTION("a value of x's kind") {
     a.value = Scalar::of_bool(true);
     check_type(infer(OpKind::PadToMatch, a, {t(DType::Bool, {2}), t(DType::Bool, {3})}),

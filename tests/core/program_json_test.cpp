@@ -334,6 +334,60 @@ TEST_CASE("constants: list, scalar fill, special values and their errors", "[pro
   }
 }
 
+TEST_CASE("pad_to_match's value is a JSON bool for bool and defaults to the dtype's zero",
+          "[program_json]") {
+  auto pad = [](const std::string& dtype, const std::string& value) {
+    return doc(R"({"name": "x", "dtype": ")" + dtype +
+                   R"(", "shape": [2]}, {"name": "l", "dtype": "f32", "shape": [3]})",
+               R"({"op": "negate", "in": ["l"], "out": "n"}, {"op": "pad_to_match", "in": ["x", "l"], "out": "y")" +
+                   value + "}",
+               R"("y")");
+  };
+  SECTION("no value for a bool x: false, and saving writes none") {
+    auto p = load_program(pad("bool", ""));
+    INFO((p.ok() ? std::string("ok") : p.error().to_string()));
+    REQUIRE(p.ok());
+    CHECK(type_of(*p, "y") == "bool[3]");
+    const std::string saved = save_program_json(*p);
+    CHECK_THAT(saved, !Catch::Contains("\"value\""));
+    auto again = load_program(saved);
+    REQUIRE(again.ok());
+    CHECK(*again == *p);
+  }
+  SECTION("true for a bool x") {
+    auto p = load_program(pad("bool", R"(, "value": true)"));
+    REQUIRE(p.ok());
+    CHECK(std::get<PadToMatchAttrs>(p->ops()[1].attrs).value == Scalar::of_bool(true));
+  }
+  SECTION("a number or a pair for a bool x names the op") {
+    for (const char* value : {R"(, "value": 1)", R"(, "value": 0)", R"(, "value": [0, 1])",
+                              R"(, "value": "nan")"}) {
+      INFO(value);
+      auto e = load_error(pad("bool", value));
+      CHECK(e.code() == ErrorCode::InvalidAttribute);
+      CHECK_THAT(e.message(), Catch::StartsWith("op #1 (pad_to_match -> 'y'): value "));
+      CHECK_THAT(e.message(), Catch::Contains("does not fit x's dtype bool"));
+    }
+  }
+  SECTION("a number or a pair for a complex x, a bool for none but bool") {
+    CHECK(load_program(pad("c64", R"(, "value": 2)")).ok());
+    CHECK(load_program(pad("c64", R"(, "value": [1, -1])")).ok());
+    CHECK(load_program(pad("c128", "")).ok());
+    auto e = load_error(pad("f32", R"(, "value": true)"));
+    CHECK_THAT(e.message(), Catch::StartsWith("op #1 (pad_to_match -> 'y'): value true"));
+    e = load_error(pad("i32", R"(, "value": [1, 0])"));
+    CHECK_THAT(e.message(), Catch::StartsWith("op #1 (pad_to_match -> 'y')"));
+  }
+  SECTION("no value and an integer 0 are the same program for a number x") {
+    auto none = load_program(pad("f32", ""));
+    auto zero = load_program(pad("f32", R"(, "value": 0)"));
+    REQUIRE(none.ok());
+    REQUIRE(zero.ok());
+    CHECK(*none == *zero);
+    CHECK(none->fingerprint() == zero->fingerprint());
+  }
+}
+
 TEST_CASE("extension ops need a registered family that infers their results", "[program_json]") {
   const std::string text = doc(R"({"name": "x", "dtype": "f32", "shape": ["B", 8]})",
       R"({"op": "extension", "family": "tenact.softmax", "in": ["x"], "out": ["y", "lse"], "attributes": {"dimension": 1}})",

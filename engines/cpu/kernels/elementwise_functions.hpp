@@ -421,8 +421,9 @@ To float_to_integer(From v) {
 /// convert between element (storage) types, program-format.md "convert":
 /// one rounding into floats (f16/bf16 from wide sources through half.hpp's
 /// exact constructors), float -> int truncates and saturates, int -> int
-/// wraps, -> bool is x != 0, complex -> real takes the real part, real ->
-/// complex has imaginary part 0.
+/// wraps, -> bool is x != 0, complex -> any real type (bool included) drops
+/// the imaginary part first (so 0+1i -> bool is false), real -> complex has
+/// imaginary part 0.
 template <class To, class From>
 To convert_value(From v) {
   if constexpr (std::is_same_v<To, From>) {
@@ -432,8 +433,6 @@ To convert_value(From v) {
     if constexpr (is_complex_v<To>) {
       using TR = real_of_t<To>;
       return To(convert_value<TR, R>(v.real()), convert_value<TR, R>(v.imag()));
-    } else if constexpr (is_bool_v<To>) {
-      return v.real() != 0 || v.imag() != 0;
     } else {
       return convert_value<To, R>(v.real());
     }

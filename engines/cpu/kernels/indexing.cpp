@@ -270,10 +270,13 @@ Result<Outputs> run_pad_to_match(const KernelCall& call) {
       return op_error(call, ErrorCode::InputMismatch,
                       "x " + dims_text(x.shape()) + " is larger than like " +
                           dims_text(like.shape()) + " at axis " + std::to_string(d));
-  auto fits = attrs->value.check_fits(x.dtype());
-  if (!fits.ok()) return std::move(fits).error().with_context(op_name(call) + ": value");
+  // No value: all-zero bytes, the zero of every dtype (false, 0, +0.0, 0+0i).
   alignas(16) std::byte value[16] = {};
-  attrs->value.store(x.dtype(), value);
+  if (attrs->value) {
+    auto fits = attrs->value->check_fits(x.dtype());
+    if (!fits.ok()) return std::move(fits).error().with_context(op_name(call) + ": value");
+    attrs->value->store(x.dtype(), value);
+  }
   TENACT_ASSIGN_OR_RETURN(HostTensor out, allocate_output(call, x.dtype(), like.shape()));
   fill_and_place(call, out, value, x.shape(), x.data(), x.strides(), 0, out.strides());
   return Outputs{std::move(out)};

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <complex>
 #include <condition_variable>
 #include <future>
 #include <limits>
@@ -255,4 +256,57 @@ TEST_CASE("an engine whose pool cannot start is an error value naming the engine
   REQUIRE_FALSE(engine.ok());
   CHECK(engine.error().code() == ErrorCode::LimitExceeded);
   CHECK(engine.error().message() == "CPU engine 'cpu': a worker pool of 1025 threads is over the limit of 1024");
+}
+
+TEST_CASE("complex -> bool drops the imaginary part, and a bool pad_to_match pads false, end to end",
+          "[cpu_engine]") {
+  auto p = load_program(R"({"format": "tenact.program/1",
+    "inputs": [{"name": "z", "dtype": "c64", "shape": ["N"]}, {"name": "l", "dtype": "f32", "shape": ["M"]}],
+    "ops": [{"op": "convert", "in": ["z"], "out": "b", "dtype": "bool"},
+            {"op": "not", "in": ["b"], "out": "nb"},
+            {"op": "pad_to_match", "in": ["b", "l"], "out": "p"},
+            {"op": "pad_to_match", "in": ["b", "l"], "out": "t", "value": true}],
+    "outputs": ["nb", "p", "t"]})");
+  INFO((p.ok() ? std::string("ok") : p.error().to_string()));
+  REQUIRE(p.ok());
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const HostTensor z = tenact::testing::host_vector<std::complex<float>>(
+      DType::C64, {{0, 1}, {1, 0}, {0, 0}, {nan, 0}, {0, nan}});
+  auto engine_holder = test_engine(CpuEngineOptions{1});
+  CpuEngine& engine = *engine_holder;
+  auto r = run_program_on_cpu(*p, std::vector<HostTensor>{z, f32(std::vector<float>(7, 1))}, engine);
+  INFO((r.ok() ? std::string("ok") : r.error().to_string()));
+  REQUIRE(r.ok());
+  REQUIRE(r->size() == 3);
+  auto bools = [](const HostTensor& t) {
+    REQUIRE(t.dtype() == DType::Bool);
+    const uint8_t* d = t.data_as<uint8_t>();
+    return std::vector<uint8_t>(d, d + t.element_count());
+  };
+  CHECK(bools((*r)[0]) == std::vector<uint8_t>{1, 0, 1, 0, 1});
+  CHECK(bools((*r)[1]) == std::vector<uint8_t>{0, 1, 0, 1, 0, 0, 0});
+  CHECK(bools((*r)[2]) == std::vector<uint8_t>{0, 1, 0, 1, 0, 1, 1});
+}
+
+TEST_CASE("an expression that overflows only for some values of its symbols is checked per "
+          "signature, naming where it stands",
+          "[cpu_engine]") {
+  // B*2^62 fits for B <= 1 and overflows int64 from B = 2 on.
+  auto p = load_program(R"({"format": "tenact.program/1",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": ["B"]}],
+    "guards": ["B*4611686018427387904 <= 4611686018427387904"],
+    "ops": [{"op": "negate", "in": ["x"], "out": "y"}], "outputs": ["y"]})");
+  INFO((p.ok() ? std::string("ok") : p.error().to_string()));
+  REQUIRE(p.ok());
+  auto engine_holder = test_engine(CpuEngineOptions{1});
+  CpuEngine& engine = *engine_holder;
+  auto ok = run_program_on_cpu(*p, std::vector<HostTensor>{f32({3})}, engine);
+  REQUIRE(ok.ok());
+  CHECK((*ok)[0].data_as<float>()[0] == -3.0f);
+  auto r = run_program_on_cpu(*p, std::vector<HostTensor>{f32({1, 2})}, engine);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code() == ErrorCode::Overflow);
+  CHECK_THAT(r.error().message(),
+             Catch::StartsWith("guard 'B*4611686018427387904 <= 4611686018427387904': dimension "
+                               "expression '4611686018427387904*B' overflows int64 with B=2"));
 }

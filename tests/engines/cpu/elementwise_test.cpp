@@ -440,6 +440,53 @@ TEST_CASE("convert rounds once from wide integers and saturates into integers",
         std::vector<uint8_t>{44, 255});
 }
 
+TEST_CASE("convert of complex to bool drops the imaginary part first", "[elementwise]") {
+  // re != 0 (spec, as StableHLO); NaN != 0 is true.
+  const float nan_f = std::numeric_limits<float>::quiet_NaN();
+  const double nan_d = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<uint8_t> want{0, 1, 0, 0, 1, 0, 1};
+  auto c64 = make<std::complex<float>>(
+      DType::C64, {7}, {{0.0f, 1.0f}, {1.0f, 0.0f}, {0.0f, 0.0f}, {-0.0f, 0.0f}, {nan_f, 0.0f},
+                        {0.0f, nan_f}, {-2.5f, -7.0f}});
+  CHECK(values_of<uint8_t>(run_one(OpKind::Convert, {c64}, ConvertAttrs{DType::Bool})) == want);
+  auto c128 = make<std::complex<double>>(
+      DType::C128, {7}, {{0.0, 1.0}, {1.0, 0.0}, {0.0, 0.0}, {-0.0, 0.0}, {nan_d, 0.0},
+                         {0.0, nan_d}, {-2.5, -7.0}});
+  CHECK(values_of<uint8_t>(run_one(OpKind::Convert, {c128}, ConvertAttrs{DType::Bool})) == want);
+}
+
+TEST_CASE("convert of complex to a real type converts the real part alone", "[elementwise]") {
+  // Within range as np.real(x).astype(T); outside it, and for NaN, the
+  // spec's float -> integer rule: truncate toward zero, saturate, NaN -> 0.
+  const double nan_d = std::numeric_limits<double>::quiet_NaN();
+  auto c128 = make<std::complex<double>>(
+      DType::C128, {8}, {{2.9, 5.0}, {-2.9, -1.0}, {0.1, 1e300}, {1e300, 1.0}, {-1e300, 0.0},
+                         {nan_d, 3.0}, {300.7, 9.0}, {-0.0, -4.0}});
+  CHECK(values_of<int32_t>(run_one(OpKind::Convert, {c128}, ConvertAttrs{DType::I32})) ==
+        std::vector<int32_t>{2, -2, 0, std::numeric_limits<int32_t>::max(),
+                             std::numeric_limits<int32_t>::min(), 0, 300, 0});
+  CHECK(values_of<uint8_t>(run_one(OpKind::Convert, {c128}, ConvertAttrs{DType::U8})) ==
+        std::vector<uint8_t>{2, 0, 0, 255, 0, 0, 255, 0});
+  const std::vector<float> f = values_of<float>(run_one(OpKind::Convert, {c128}, ConvertAttrs{DType::F32}));
+  REQUIRE(f.size() == 8);
+  CHECK(f[0] == 2.9f);
+  CHECK(f[1] == -2.9f);
+  CHECK(f[2] == 0.1f);  // one rounding of 0.1 (double) to float
+  CHECK(f[3] == std::numeric_limits<float>::infinity());
+  CHECK(f[4] == -std::numeric_limits<float>::infinity());
+  CHECK(std::isnan(f[5]));
+  CHECK(f[6] == 300.7f);
+  CHECK((f[7] == 0.0f && std::signbit(f[7])));
+  auto c64 = make<std::complex<float>>(DType::C64, {4},
+                                       {{2.9f, 5.0f}, {-300.5f, 1.0f}, {0.0f, 1.0f}, {255.9f, -1.0f}});
+  CHECK(values_of<int32_t>(run_one(OpKind::Convert, {c64}, ConvertAttrs{DType::I32})) ==
+        std::vector<int32_t>{2, -300, 0, 255});
+  CHECK(values_of<uint8_t>(run_one(OpKind::Convert, {c64}, ConvertAttrs{DType::U8})) ==
+        std::vector<uint8_t>{2, 0, 0, 255});
+  CHECK(values_of<float>(run_one(OpKind::Convert, {c64}, ConvertAttrs{DType::F32})) ==
+        std::vector<float>{2.9f, -300.5f, 0.0f, 255.9f});
+}
+
 TEST_CASE("a bool byte other than 0 or 1 reads as true", "[elementwise]") {
   auto a = make<uint8_t>(DType::Bool, {3}, {0, 2, 255});
   CHECK(values_of<uint8_t>(run_one(OpKind::Not, {a})) == std::vector<uint8_t>{1, 0, 0});

@@ -6,6 +6,7 @@
 // run-time errors and large gathers over the pool.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -202,6 +203,43 @@ TEST_CASE("slice and pad evaluate symbolic attributes", "[indexing]") {
   auto shifted = Run{OpKind::Pad, p, {x, nine}, DType::I32, {{"K", 2}}}();
   REQUIRE(shifted.ok());
   CHECK(values<int32_t>((*shifted)[0]) == std::vector<int32_t>{2, 3, 4, 5, 9, 9});
+}
+
+TEST_CASE("pad_to_match without a value pads with the dtype's zero, false for bool", "[indexing]") {
+  const HostTensor like = tensor<uint8_t>(DType::U8, {3, 2}, std::vector<uint8_t>(6, 7));
+  const HostTensor x = tensor<uint8_t>(DType::Bool, {2, 1}, {1, 1});
+  auto padded = Run{OpKind::PadToMatch, PadToMatchAttrs{}, {x, like}, DType::Bool, {}}();
+  REQUIRE(padded.ok());
+  CHECK((*padded)[0].dtype() == DType::Bool);
+  CHECK((*padded)[0].shape() == std::vector<int64_t>{3, 2});
+  CHECK(values<uint8_t>((*padded)[0]) == std::vector<uint8_t>{1, 0, 1, 0, 0, 0});
+  PadToMatchAttrs with_true;
+  with_true.value = Scalar::of_bool(true);
+  auto trues = Run{OpKind::PadToMatch, with_true, {x, like}, DType::Bool, {}}();
+  REQUIRE(trues.ok());
+  CHECK(values<uint8_t>((*trues)[0]) == std::vector<uint8_t>{1, 1, 1, 1, 1, 1});
+  // The zero of other dtypes: 0, +0.0, 0+0i.
+  const HostTensor row = tensor<uint8_t>(DType::U8, {3}, {7, 7, 7});
+  auto i32 = Run{OpKind::PadToMatch, PadToMatchAttrs{},
+                 {tensor<int32_t>(DType::I32, {1}, {-5}), row}, DType::I32, {}}();
+  REQUIRE(i32.ok());
+  CHECK(values<int32_t>((*i32)[0]) == std::vector<int32_t>{-5, 0, 0});
+  auto f32 = Run{OpKind::PadToMatch, PadToMatchAttrs{},
+                 {tensor<float>(DType::F32, {1}, {-0.5f}), row}, DType::F32, {}}();
+  REQUIRE(f32.ok());
+  const std::vector<float> f = values<float>((*f32)[0]);
+  CHECK(f == std::vector<float>{-0.5f, 0.0f, 0.0f});
+  CHECK_FALSE(std::signbit(f[2]));
+  const HostTensor z = tensor<uint64_t>(DType::C64, {1}, {0x3f800000bf800000ull});  // (-1, 1)
+  auto c = Run{OpKind::PadToMatch, PadToMatchAttrs{},
+               {z, tensor<uint8_t>(DType::U8, {2}, {7, 7})}, DType::C64, {}}();
+  REQUIRE(c.ok());
+  CHECK(values<uint64_t>((*c)[0]) == std::vector<uint64_t>{0x3f800000bf800000ull, 0});
+  // A value that is not a bool for a bool x is refused.
+  PadToMatchAttrs one;
+  one.value = Scalar::of_int(1);
+  CHECK(error_of(Run{OpKind::PadToMatch, one, {x, like}, DType::Bool, {}}()) ==
+        ErrorCode::TypeMismatch);
 }
 
 TEST_CASE("indexing kernels report run-time mismatches as errors, never crash", "[indexing]") {
