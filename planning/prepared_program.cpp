@@ -55,7 +55,9 @@ Result<uint64_t> dispatch_retained_bytes(const std::vector<OpDispatch>& dispatch
   return c.total();
 }
 
-Result<uint64_t> prepared_op_retained_bytes(const PreparedOp& op) {
+// The plan's bytes; its requirements and projection only when they are not
+// the entry's own lists (an engine that echoes its request shares them).
+Result<uint64_t> prepared_op_retained_bytes(const PreparedOp& op, const PreparedProgram& entry) {
   ByteCount c;
   c.add(sizeof(PreparedOp));
   c.add(op_attrs_retained_bytes(op.attrs));
@@ -63,8 +65,10 @@ Result<uint64_t> prepared_op_retained_bytes(const PreparedOp& op) {
   for (const ValueType& t : op.results) c.add(shape_retained_bytes(t.shape));
   c.add(op.binding.endpoint.engine.size()).add(op.binding.endpoint.storage_class.size());
   c.add(op.binding.engine.id.size()).add(op.binding.engine.hardware_class.size());
-  c.add(requirements_retained_bytes(op.specialization));
-  c.add(projection_retained_bytes(op.projection));
+  if (!op.specialization.inputs.shares_storage_with(entry.requirements.inputs))
+    c.add(requirements_retained_bytes(op.specialization));
+  if (!op.projection.inputs.shares_storage_with(entry.projection.inputs))
+    c.add(projection_retained_bytes(op.projection));
   return c.total();
 }
 
@@ -228,7 +232,7 @@ ProducedEntry produce_prepared_entry(const PreparationContext& context, const Pr
     if (!op) return failed(Error{ErrorCode::ProviderContract, who + ": returned an empty plan"}, root);
     Status valid = validate_prepared_op(*op, request, who);
     if (!valid.ok()) return failed(valid.error(), root);
-    bytes.add(prepared_op_retained_bytes(*op));
+    bytes.add(prepared_op_retained_bytes(*op, *entry));
     entry->ops.push_back(std::move(op));
   }
   auto total = bytes.total();
