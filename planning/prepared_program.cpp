@@ -44,10 +44,11 @@ Result<uint64_t> regions_retained_bytes(const std::vector<ElementwiseRegion>& re
   return c.total();
 }
 
-Result<uint64_t> dispatch_retained_bytes(const std::vector<OpDispatch>& dispatch) {
+Result<uint64_t> dispatch_retained_bytes(const OpDispatchTable& dispatch) {
   ByteCount c;
-  c.add_array(dispatch.size(), sizeof(OpDispatch));
-  for (const OpDispatch& d : dispatch) {
+  c.add_array(dispatch.size(), sizeof(uint32_t));
+  c.add_array(dispatch.distinct().size(), sizeof(OpDispatch));
+  for (const OpDispatch& d : dispatch.distinct()) {
     c.add(d.binding.endpoint.engine.size()).add(d.binding.endpoint.storage_class.size());
     c.add(d.binding.engine.id.size()).add(d.binding.engine.hardware_class.size());
     if (d.extension) c.add(d.extension->family.size()).add(d.extension->engine.size());
@@ -137,6 +138,7 @@ Result<std::shared_ptr<const PreparedRoot>> make_prepared_root(const Preparation
   root->schedule = context.schedule;
   root->dispatch = context.dispatch;
   std::vector<Endpoint> endpoints;
+  endpoints.reserve(context.staging->instructions.size());
   for (const ExecInstruction& ins : context.staging->instructions)
     endpoints.push_back(context.dispatch[ins.semantic_op].binding.endpoint);
   const RuntimeConfigPtr config = context.config;

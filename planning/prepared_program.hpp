@@ -49,7 +49,7 @@ struct PreparedRoot {
   std::shared_ptr<const ExecProgram> staging;
   std::shared_ptr<const ScheduledGraph> schedule;
   /// One per SemanticProgram op.
-  std::vector<OpDispatch> dispatch;
+  OpDispatchTable dispatch;
   std::vector<ElementwiseRegion> regions;
   /// Logical bytes the root keeps alive (identity, program, staging,
   /// schedule, regions), counted once however many entries share it.
