@@ -65,8 +65,9 @@ std::string tensor_of_empty_objects(size_t n) {
 }
 
 // A chain of `ops` adds on f32[4]: y0 = x + x, y(i) = y(i-1) + x (what
-// bench/make_chain_program.py writes).
-std::string chain_program(size_t ops) {
+// bench/make_chain_program.py writes); its output is the last value, or
+// with `every_output` every value.
+std::string chain_text(size_t ops, bool every_output) {
   std::string s = R"({"format": "tenact.program/1", "name": "chain",
   "inputs": [{"name": "x", "dtype": "f32", "shape": [4]}],
   "ops": [)";
@@ -76,8 +77,13 @@ std::string chain_program(size_t ops) {
     s += R"({"op": "add", "in": [")" + (i ? "y" + std::to_string(i - 1) : std::string{"x"}) +
          R"(", "x"], "out": "y)" + std::to_string(i) + "\"}";
   }
-  return s + "\n  ],\n  \"outputs\": [\"y" + std::to_string(ops - 1) + "\"]\n}\n";
+  s += "\n  ],\n  \"outputs\": [";
+  for (size_t i = every_output ? 0 : ops - 1; i < ops; ++i)
+    s += "\"y" + std::to_string(i) + (i + 1 < ops ? "\", " : "\"");
+  return s + "]\n}\n";
 }
+
+std::string chain_program(size_t ops) { return chain_text(ops, false); }
 
 /// One figure at several sizes: best seconds per size.
 struct Series {
@@ -206,6 +212,13 @@ void bench_programs(int reps) {
   measure("stage (program -> exec program)", "op", sizes, reps, program_of,
           [](const std::shared_ptr<const SemanticProgram>& p) -> Status { return status_of(stage(*p)); });
   measure("Runtime::prepare (cache miss)", "op", sizes, reps, program_of,
+          [](const std::shared_ptr<const SemanticProgram>& p) -> Status {
+            auto rt = fresh_runtime();
+            const auto inputs = chain_inputs();
+            return status_of(rt->prepare(p, describe_inputs(inputs, Endpoint{})).get());
+          });
+  measure("Runtime::prepare, every value an output", "op", sizes, reps,
+          [](size_t n) { return std::make_shared<const SemanticProgram>(*load_program(chain_text(n, true))); },
           [](const std::shared_ptr<const SemanticProgram>& p) -> Status {
             auto rt = fresh_runtime();
             const auto inputs = chain_inputs();
