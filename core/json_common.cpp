@@ -1,48 +1,16 @@
-// nlohmann::json glue shared by core/'s JSON readers (see json_internal.hpp).
+// nlohmann::json glue shared by core/'s JSON readers (see json_internal.hpp);
+// parse_json is in json_parse.cpp.
 //
 // Contract: no nlohmann exception escapes; every failure is a tenact::Error.
-// The nesting depth is checked on the raw text before nlohmann parses it,
-// so a hostile document ("[[[[..." x 10^6) cannot exhaust the stack.
 #include "core/json_internal.hpp"
-
-#include <set>
 
 #include <cmath>
 #include <cstring>
-#include <exception>
 #include <limits>
 
 namespace tenact::json_io {
 
 namespace {
-
-// Byte position of the first array/object opening deeper than the limit,
-// or nullopt. Brackets inside strings (escapes honoured) do not count.
-std::optional<size_t> first_too_deep(std::string_view text) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t pos = 0; pos < text.size(); ++pos) {
-    const char c = text[pos];
-    if (in_string) {
-      if (c == '\\') ++pos;  // skip the escaped character
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    switch (c) {
-      case '"': in_string = true; break;
-      case '[':
-      case '{':
-        if (++depth > kMaxJsonDepth) return pos;
-        break;
-      case ']':
-      case '}':
-        if (depth > 0) --depth;  // unbalanced text is nlohmann's to report
-        break;
-      default: break;
-    }
-  }
-  return std::nullopt;
-}
 
 std::string shape_text(const std::vector<int64_t>& dims) {
   std::string s = "[";
@@ -51,17 +19,6 @@ std::string shape_text(const std::vector<int64_t>& dims) {
     s += std::to_string(dims[i]);
   }
   return s + "]";
-}
-
-// nlohmann's what() starts with "[json.exception.parse_error.101] "; keep
-// only the part meant for a person.
-std::string strip_exception_id(const char* what) {
-  std::string_view w = what;
-  if (!w.empty() && w.front() == '[') {
-    auto close = w.find("] ");
-    if (close != std::string_view::npos) w.remove_prefix(close + 2);
-  }
-  return std::string(w);
 }
 
 // A real part of a literal: a JSON number or "nan"/"inf"/"-inf".
@@ -83,45 +40,6 @@ Json real_to_json(double v) {
 }
 
 }  // namespace
-
-Result<Json> parse_json(std::string_view text, std::string_view what) {
-  if (auto pos = first_too_deep(text))
-    return Error{ErrorCode::LimitExceeded,
-                 std::string(what) + ": JSON nesting deeper than " +
-                     std::to_string(kMaxJsonDepth) + " levels at byte " + std::to_string(*pos)};
-  // Duplicate keys are an error, not "last one wins": a typo must not be
-  // silently shadowed. The callback tracks the keys of each open object.
-  struct DuplicateKey {
-    std::string key;
-  };
-  std::vector<std::set<std::string, std::less<>>> open_objects;
-  auto on_event = [&](int, Json::parse_event_t event, Json& parsed) {
-    switch (event) {
-      case Json::parse_event_t::object_start: open_objects.emplace_back(); break;
-      case Json::parse_event_t::object_end:
-        if (!open_objects.empty()) open_objects.pop_back();
-        break;
-      case Json::parse_event_t::key:
-        if (!open_objects.empty() && !open_objects.back().insert(parsed.get<std::string>()).second)
-          throw DuplicateKey{parsed.get<std::string>()};
-        break;
-      default: break;
-    }
-    return true;
-  };
-  try {
-    return Json::parse(text.begin(), text.end(), on_event);
-  } catch (const DuplicateKey& d) {
-    return Error{ErrorCode::Parse, std::string(what) + ": duplicate key '" + d.key + "' in a JSON object"};
-  } catch (const Json::parse_error& e) {
-    return Error{ErrorCode::Parse, std::string(what) + ": JSON syntax error at byte " +
-                                       std::to_string(e.byte) + ": " +
-                                       strip_exception_id(e.what())};
-  } catch (const std::exception& e) {
-    return Error{ErrorCode::Parse,
-                 std::string(what) + ": JSON could not be parsed: " + strip_exception_id(e.what())};
-  }
-}
 
 std::string json_type_name(const Json& j) {
   switch (j.type()) {
@@ -200,15 +118,17 @@ Result<HostTensor> tensor_from_json_data(const Json& data, DType dtype,
   std::byte* dst = tensor.data();
   for (size_t k = 0; k < data.size(); ++k) {
     const Json& item = data[k];
-    const std::string item_where = std::string(where) + " element " + std::to_string(k);
+    // The element's name is spelled only for an error (no string per element).
+    auto item_where = [&] { return std::string(where) + " element " + std::to_string(k); };
     if (item.is_array() && !is_complex(dtype))
-      return Error{ErrorCode::Schema, item_where + ": expected a " +
+      return Error{ErrorCode::Schema, item_where() + ": expected a " +
                                           std::string(to_string(dtype)) +
                                           " value, got an array (data is a flat row-major list)"};
-    TENACT_ASSIGN_OR_RETURN(Scalar value, scalar_from_json(item, item_where));
-    if (auto fits = value.check_fits(dtype); !fits.ok())
-      return fits.error().with_context(item_where);
-    value.store(dtype, dst + k * elem);
+    auto value = scalar_from_json(item, {});
+    if (!value.ok()) return scalar_from_json(item, item_where()).error();
+    if (auto fits = value->check_fits(dtype); !fits.ok())
+      return fits.error().with_context(item_where());
+    value->store(dtype, dst + k * elem);
   }
   return tensor;
 }

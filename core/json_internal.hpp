@@ -21,8 +21,12 @@ using Json = nlohmann::json;
 /// raw text before parsing, so a hostile document cannot exhaust the stack.
 inline constexpr int kMaxJsonDepth = 64;
 
-/// Parses text to JSON with the depth limit; errors are Parse with the
-/// byte position. `what` names the document ("program", "tensor").
+/// Parses text to JSON (json_parse.cpp), in time linear in the text.
+/// `what` names the document ("program", "tensor") in every message.
+/// Errors: LimitExceeded for nesting deeper than kMaxJsonDepth (naming the
+/// byte) or a DOM that does not fit in memory; Parse for a syntax error
+/// (naming the byte), a duplicate key in an object (naming the key) or a
+/// number out of range.
 Result<Json> parse_json(std::string_view text, std::string_view what);
 
 /// A scalar literal: number, bool, "nan"/"inf"/"-inf", or [re, im].

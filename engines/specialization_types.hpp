@@ -2,7 +2,9 @@
 // what a prepared plan may assume about each program input (requirements)
 // and what those requirements fix of one concrete signature (projection).
 // Plain values; the functions over them live in planning/
-// (specialization_projection.hpp, specialization.hpp).
+// (specialization_projection.hpp, specialization.hpp). The per-input lists
+// are SharedLists: one preparation copies its requirements and projection
+// into the request and the plan of every op, at O(1) per copy.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "core/shared_list.hpp"
 
 namespace tenact {
 
@@ -44,7 +47,7 @@ struct InputRequirement {
 };
 
 struct SpecializationRequirements {
-  std::vector<InputRequirement> inputs;  // one per program input, or empty (none)
+  SharedList<InputRequirement> inputs;  // one per program input, or empty (none)
   friend bool operator==(const SpecializationRequirements&, const SpecializationRequirements&) = default;
 };
 
@@ -77,7 +80,7 @@ struct InputProjection {
 };
 
 struct SpecializationProjection {
-  std::vector<InputProjection> inputs;
+  SharedList<InputProjection> inputs;
 
   friend bool operator==(const SpecializationProjection&, const SpecializationProjection&) = default;
 };

@@ -52,8 +52,8 @@ Result<PrepareAnswer> prepare_extension_immediate(const RuntimeConfig& config,
   for (const InputDescriptor& in : inputs) request.operands.push_back(exact_type(in));
   request.results = results;
   request.binding = binding_for(config, *engine, engine->capabilities.default_storage_class);
-  request.specialization.inputs.assign(inputs.size(), InputRequirement{});
-  request.projection.inputs.assign(inputs.size(), InputProjection{});
+  request.specialization.inputs = std::vector<InputRequirement>(inputs.size());
+  request.projection.inputs = std::vector<InputProjection>(inputs.size());
   const std::string who = "engine '" + id + "' preparing extension '" + op.family + "' eagerly";
   std::shared_ptr<Engine> object = engines ? engines(engine_id) : nullptr;
   if (!object) return Error{ErrorCode::EngineDown, who + ": the engine is not available"};

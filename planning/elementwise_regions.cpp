@@ -185,6 +185,10 @@ Result<std::vector<ElementwiseRegion>> plan_elementwise_regions(
         readers[s] = kShared;
     }
 
+  // Program outputs by slot (ExecProgram::is_output scans the outputs).
+  std::vector<bool> is_output(program.slots.size(), false);
+  for (SlotId s : program.output_slots) is_output[s] = true;
+
   // Splat candidates per region, ascending by instruction.
   std::vector<std::vector<uint32_t>> splats(regions.size());
   for (uint32_t c : program.constant_instructions) {
@@ -192,7 +196,7 @@ Result<std::vector<ElementwiseRegion>> plan_elementwise_regions(
     if (!is_splat_constant(ins)) continue;
     const SlotId s = ins.outputs[0];
     const int32_t k = readers[s];
-    if (k < 0 || program.is_output(s)) continue;
+    if (k < 0 || is_output[s]) continue;
     const ElementwiseRegion& r = regions[static_cast<size_t>(k)];
     if (!(r.endpoint == instruction_endpoints[c]) || !(program.slot_type(s).shape == r.shape)) continue;
     splats[static_cast<size_t>(k)].push_back(c);
@@ -215,7 +219,7 @@ Result<std::vector<ElementwiseRegion>> plan_elementwise_regions(
     }
     for (uint32_t i : r.instructions)
       for (SlotId out : program.instructions[i].outputs)
-        if (program.is_output(out) || (readers[out] != kUnread && readers[out] != index))
+        if (is_output[out] || (readers[out] != kUnread && readers[out] != index))
           r.outputs.push_back(out);
     std::sort(r.outputs.begin(), r.outputs.end());
     r.splat_constants = absorbed;

@@ -82,6 +82,7 @@ struct ExecProgram {
   const ValueType& slot_type(SlotId slot) const { return slots[slot].type; }
   /// The shape of output `i` (extents over the program's symbols).
   const Shape& output_shape(size_t i) const { return slots[output_slots[i]].type.shape; }
+  /// O(outputs): a caller asking for many slots builds a table instead.
   bool is_output(SlotId slot) const;
   /// Slots whose last read is instruction `index` (each once, ascending).
   std::vector<SlotId> released_after(size_t index) const;

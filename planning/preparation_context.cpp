@@ -1,8 +1,10 @@
 #include "planning/preparation_context.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 
 namespace tenact {
@@ -10,8 +12,20 @@ namespace tenact {
 namespace {
 
 using Candidates = std::vector<const EngineEntry*>;
-/// Per op, the dispatches that could serve it.
-using OpCandidates = std::vector<std::vector<OpDispatch>>;
+
+/// Per op, the dispatches that could serve it, as indices into the
+/// resolver's dispatches. Ops served by the same capability (op family,
+/// or extension family) share one list: O(ops) indices, not O(ops)
+/// lists of bindings.
+struct OpCandidates {
+  std::vector<std::vector<uint32_t>> lists;
+  std::vector<uint32_t> list_of_op;
+
+  size_t ops() const { return list_of_op.size(); }
+  const std::vector<uint32_t>& of(size_t op) const { return lists[list_of_op[op]]; }
+};
+/// A selection: per op, an index into its candidate list.
+using Pick = std::vector<uint32_t>;
 
 bool is_route_error(const Error& e) {
   return e.code() == ErrorCode::NoInputIngress || e.code() == ErrorCode::MissingTransferProvider;
@@ -58,7 +72,7 @@ class ContextResolver {
     }
     if (!options_.placement.storage_class) {
       TENACT_ASSIGN_OR_RETURN(auto per_op, op_candidates(std::nullopt));
-      if (per_op && !per_op->empty()) {
+      if (per_op && per_op->ops() > 0) {
         TENACT_ASSIGN_OR_RETURN(auto found, search(*per_op));
         if (found) return std::move(*found);
       }
@@ -125,7 +139,7 @@ class ContextResolver {
   Result<std::optional<PreparationContext>> search_storage_class(const std::string& storage) {
     TENACT_ASSIGN_OR_RETURN(auto per_op, op_candidates(storage));
     if (!per_op) return std::optional<PreparationContext>{};
-    if (per_op->empty()) {
+    if (per_op->ops() == 0) {
       // No ops: the root sits on the first candidate with this class.
       for (const EngineEntry* e : candidates_) {
         const auto& classes = e->capabilities.storage_classes;
@@ -145,43 +159,70 @@ class ContextResolver {
   // candidate, default classes first). nullopt result: some op has none.
   Result<std::optional<OpCandidates>> op_candidates(const std::optional<std::string>& storage) {
     OpCandidates per_op;
+    per_op.list_of_op.reserve(staging_->instructions.size());
+    // What serves an op: its family, or for an extension op its family name.
+    std::map<std::pair<int, std::string>, uint32_t, std::less<>> list_of_capability;
     for (const ExecInstruction& ins : staging_->instructions) {
       const Op& op = program_->ops()[ins.semantic_op];
-      std::vector<OpDispatch> list;
-      auto consider = [&](const EngineEntry& e, const std::string& cls) {
-        if (!serves_op(e, op)) {
-          if (const ExtensionAttrs* ext = extension_of(op))
-            if (!config_->has_extension_family(ext->family) && !missing_family_)
-              missing_family_ = ext->family;
-          return;
-        }
-        OpDispatch d{binding_for(*config_, e, cls), std::nullopt};
-        if (const ExtensionAttrs* ext = extension_of(op))
-          d.extension = ExtensionPlanningIdentity::of(e, *e.extension_slot(ext->family));
-        list.push_back(std::move(d));
-      };
-      if (storage) {
-        for (const EngineEntry* e : candidates_) {
-          const auto& classes = e->capabilities.storage_classes;
-          if (std::find(classes.begin(), classes.end(), *storage) != classes.end()) consider(*e, *storage);
-        }
-      } else {
-        for (const EngineEntry* e : candidates_) consider(*e, e->capabilities.default_storage_class);
-        for (const EngineEntry* e : candidates_)
-          for (const std::string& cls : e->capabilities.storage_classes)
-            if (cls != e->capabilities.default_storage_class) consider(*e, cls);
+      const ExtensionAttrs* ext = extension_of(op);
+      std::pair<int, std::string> capability{static_cast<int>(family_of(op.kind)), ext ? ext->family : ""};
+      auto [it, fresh] = list_of_capability.try_emplace(std::move(capability),
+                                                        static_cast<uint32_t>(per_op.lists.size()));
+      if (fresh) {
+        std::vector<uint32_t> list = candidates_for(op, storage);
+        if (list.empty()) return std::optional<OpCandidates>{};
+        per_op.lists.push_back(std::move(list));
       }
-      if (list.empty()) return std::optional<OpCandidates>{};
-      per_op.push_back(std::move(list));
+      per_op.list_of_op.push_back(it->second);
     }
     return std::optional<OpCandidates>{std::move(per_op)};
   }
 
+  // The dispatches that could serve `op` (see op_candidates), as indices
+  // into dispatches_.
+  std::vector<uint32_t> candidates_for(const Op& op, const std::optional<std::string>& storage) {
+    std::vector<uint32_t> list;
+    auto consider = [&](const EngineEntry& e, const std::string& cls) {
+      if (!serves_op(e, op)) {
+        if (const ExtensionAttrs* ext = extension_of(op))
+          if (!config_->has_extension_family(ext->family) && !missing_family_)
+            missing_family_ = ext->family;
+        return;
+      }
+      list.push_back(intern_dispatch(e, cls, extension_of(op)));
+    };
+    if (storage) {
+      for (const EngineEntry* e : candidates_) {
+        const auto& classes = e->capabilities.storage_classes;
+        if (std::find(classes.begin(), classes.end(), *storage) != classes.end()) consider(*e, *storage);
+      }
+    } else {
+      for (const EngineEntry* e : candidates_) consider(*e, e->capabilities.default_storage_class);
+      for (const EngineEntry* e : candidates_)
+        for (const std::string& cls : e->capabilities.storage_classes)
+          if (cls != e->capabilities.default_storage_class) consider(*e, cls);
+    }
+    return list;
+  }
+
+  // The index in dispatches_ of running on `engine` in `storage_class`
+  // (through the slot of `ext`'s family for an extension op), made once.
+  uint32_t intern_dispatch(const EngineEntry& engine, const std::string& storage_class,
+                           const ExtensionAttrs* ext) {
+    auto [it, fresh] = dispatch_index_.try_emplace(
+        std::make_tuple(engine.id(), storage_class, ext ? ext->family : std::string{}),
+        static_cast<uint32_t>(dispatches_.size()));
+    if (fresh) {
+      OpDispatch d{binding_for(*config_, engine, storage_class), std::nullopt};
+      if (ext) d.extension = ExtensionPlanningIdentity::of(engine, *engine.extension_slot(ext->family));
+      dispatches_.push_back(std::move(d));
+    }
+    return it->second;
+  }
+
   // One attempt; nullopt: already tried. Route errors are remembered.
-  Result<std::optional<PreparationContext>> attempt(const OpCandidates& per_op,
-                                                    const std::vector<size_t>& pick,
-                                                    std::set<std::vector<size_t>>& tried,
-                                                    uint64_t& used) {
+  Result<std::optional<PreparationContext>> attempt(const OpCandidates& per_op, const Pick& pick,
+                                                    std::set<Pick>& tried, uint64_t& used) {
     if (!tried.insert(pick).second) return std::optional<PreparationContext>{};
     if (used >= budget_)
       return Error{ErrorCode::DispatchSearchBudgetExceeded,
@@ -192,10 +233,20 @@ class ContextResolver {
                                           : std::string{})};
     ++used;
     ++attempts_;
-    std::vector<OpDispatch> selection;
-    selection.reserve(pick.size());
-    for (size_t op = 0; op < pick.size(); ++op) selection.push_back(per_op[op][pick[op]]);
-    auto built = build(std::move(selection), std::nullopt);
+    // The selection's distinct dispatches, in order of first use.
+    std::vector<int32_t> local(dispatches_.size(), -1);
+    std::vector<OpDispatch> distinct;
+    std::vector<uint32_t> of_op;
+    of_op.reserve(pick.size());
+    for (size_t op = 0; op < pick.size(); ++op) {
+      const uint32_t d = per_op.of(op)[pick[op]];
+      if (local[d] < 0) {
+        local[d] = static_cast<int32_t>(distinct.size());
+        distinct.push_back(dispatches_[d]);
+      }
+      of_op.push_back(static_cast<uint32_t>(local[d]));
+    }
+    auto built = build(OpDispatchTable{std::move(distinct), std::move(of_op)}, std::nullopt);
     if (built.ok()) return std::optional<PreparationContext>{std::move(*built)};
     if (!is_route_error(built.error())) return built.error();
     last_route_error_ = built.error();
@@ -203,33 +254,36 @@ class ContextResolver {
   }
 
   Result<std::optional<PreparationContext>> search(const OpCandidates& per_op) {
-    std::set<std::vector<size_t>> tried;  // selections as candidate indices
+    std::set<Pick> tried;  // selections as candidate indices
     uint64_t used = 0;
+    const size_t n = per_op.ops();
     // Preferred engines first: every op on that engine where it can be.
     for (const EngineEntry* preferred : candidates_) {
-      std::vector<size_t> pick(per_op.size(), 0);
-      for (size_t op = 0; op < per_op.size(); ++op)
-        for (size_t k = 0; k < per_op[op].size(); ++k)
-          if (per_op[op][k].binding.endpoint.engine == preferred->id()) {
-            pick[op] = k;
+      std::vector<uint32_t> list_pick(per_op.lists.size(), 0);
+      for (size_t l = 0; l < per_op.lists.size(); ++l)
+        for (size_t k = 0; k < per_op.lists[l].size(); ++k)
+          if (dispatches_[per_op.lists[l][k]].binding.endpoint.engine == preferred->id()) {
+            list_pick[l] = static_cast<uint32_t>(k);
             break;
           }
+      Pick pick(n);
+      for (size_t op = 0; op < n; ++op) pick[op] = list_pick[per_op.list_of_op[op]];
       TENACT_ASSIGN_OR_RETURN(auto found, attempt(per_op, pick, tried, used));
       if (found) return found;
     }
     // Then the Cartesian product, last op fastest.
-    std::vector<size_t> pick(per_op.size(), 0);
+    Pick pick(n, 0);
     while (true) {
       TENACT_ASSIGN_OR_RETURN(auto found, attempt(per_op, pick, tried, used));
       if (found) return found;
-      size_t op = per_op.size();
+      size_t op = n;
       while (op > 0) {
         --op;
-        if (++pick[op] < per_op[op].size()) break;
+        if (++pick[op] < per_op.of(op).size()) break;
         pick[op] = 0;
         if (op == 0) return std::optional<PreparationContext>{};
       }
-      if (per_op.empty()) return std::optional<PreparationContext>{};
+      if (n == 0) return std::optional<PreparationContext>{};
     }
   }
 
@@ -241,12 +295,21 @@ class ContextResolver {
 
   // Where each input enters: the first (candidate engine, storage class)
   // that accepts it and from which it reaches all its consumers.
-  Result<std::vector<Endpoint>> resolve_inputs(const std::vector<Endpoint>& op_endpoints) const {
+  Result<std::vector<Endpoint>> resolve_inputs(const OpDispatchTable& selection) const {
+    // Per input, the distinct endpoints of the ops reading it, in order of
+    // first read (what reaches_all needs of them).
+    std::vector<int32_t> input_of_slot(staging_->slots.size(), -1);
+    for (size_t i = 0; i < staging_->input_slots.size(); ++i)
+      input_of_slot[staging_->input_slots[i]] = static_cast<int32_t>(i);
     std::vector<std::vector<Endpoint>> consumers(inputs_.size());
     for (size_t k = 0; k < staging_->instructions.size(); ++k)
-      for (SlotId s : staging_->instructions[k].inputs)
-        for (size_t i = 0; i < staging_->input_slots.size(); ++i)
-          if (staging_->input_slots[i] == s) consumers[i].push_back(op_endpoints[k]);
+      for (SlotId s : staging_->instructions[k].inputs) {
+        const int32_t i = input_of_slot[s];
+        if (i < 0) continue;
+        std::vector<Endpoint>& readers = consumers[static_cast<size_t>(i)];
+        const Endpoint& at = selection[k].binding.endpoint;
+        if (std::find(readers.begin(), readers.end(), at) == readers.end()) readers.push_back(at);
+      }
     std::vector<Endpoint> out;
     for (size_t i = 0; i < inputs_.size(); ++i) {
       std::optional<Endpoint> chosen;
@@ -288,17 +351,18 @@ class ContextResolver {
     return true;
   }
 
-  Result<PreparationContext> build(std::vector<OpDispatch> selection, std::optional<Endpoint> empty_root) {
+  Result<PreparationContext> build(OpDispatchTable selection, std::optional<Endpoint> empty_root) {
     PreparationContext ctx;
     ctx.config = config_;
     ctx.program = program_;
     ctx.staging = staging_;
-    ctx.root_placement = selection.empty() ? *empty_root : selection.front().binding.endpoint;
-    std::vector<Endpoint> op_endpoints;
-    for (const OpDispatch& d : selection) op_endpoints.push_back(d.binding.endpoint);
-    TENACT_ASSIGN_OR_RETURN(ctx.input_endpoints, resolve_inputs(op_endpoints));
+    ctx.root_placement = selection.empty() ? *empty_root : selection[0].binding.endpoint;
+    TENACT_ASSIGN_OR_RETURN(ctx.input_endpoints, resolve_inputs(selection));
+    std::vector<Endpoint> instruction_endpoints;
+    instruction_endpoints.reserve(staging_->instructions.size());
+    for (const OpDispatch& d : selection) instruction_endpoints.push_back(d.binding.endpoint);
     TENACT_ASSIGN_OR_RETURN(auto schedule, build_schedule(*staging_, ctx.root_placement,
-                                                          ctx.input_endpoints, op_endpoints, *config_));
+                                                          ctx.input_endpoints, instruction_endpoints, *config_));
     ctx.schedule = std::make_shared<const ScheduledGraph>(std::move(schedule));
     ctx.dispatch = std::move(selection);
     ctx.root_identity = std::make_shared<const RootIdentity>(root_identity(ctx));
@@ -313,8 +377,9 @@ class ContextResolver {
     root.epoch = config_->epoch();
     root.root_placement = ctx.root_placement;
     std::set<std::string> ids{ctx.root_placement.engine};
+    for (const OpDispatch& d : ctx.dispatch.distinct()) ids.insert(d.binding.endpoint.engine);
+    root.op_bindings.reserve(ctx.dispatch.size());
     for (const OpDispatch& d : ctx.dispatch) {
-      ids.insert(d.binding.endpoint.engine);
       root.op_bindings.push_back(d.binding.endpoint);
       if (d.extension) root.extension_planning.push_back(*d.extension);
     }
@@ -336,6 +401,9 @@ class ContextResolver {
   uint64_t budget_;
   Candidates candidates_;
   std::shared_ptr<const ExecProgram> staging_;
+  /// Every dispatch some op could have, made once each (intern_dispatch).
+  std::vector<OpDispatch> dispatches_;
+  std::map<std::tuple<std::string, std::string, std::string>, uint32_t> dispatch_index_;
   std::optional<std::string> missing_family_;
   std::optional<Error> last_route_error_;
   uint64_t attempts_ = 0;

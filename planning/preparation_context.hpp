@@ -31,6 +31,7 @@
 // Thread-safe. Cost: O(attempts × (instructions × operands + routes)).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -58,12 +59,64 @@ struct OpDispatch {
   std::optional<ExtensionPlanningIdentity> extension;
 };
 
+/// One OpDispatch per staged instruction ("op" below), each distinct
+/// dispatch stored once: the ops of a program share a few (engine, storage
+/// class, extension slot) choices, so this costs 4 bytes per op instead of
+/// a binding per op. Immutable once
+/// built; copies share nothing (copy the table itself only as a whole).
+class OpDispatchTable {
+ public:
+  OpDispatchTable() = default;
+  /// Op i runs as distinct[of_op[i]]. Precondition: every index is in range.
+  OpDispatchTable(std::vector<OpDispatch> distinct, std::vector<uint32_t> of_op)
+      : distinct_(std::move(distinct)), of_op_(std::move(of_op)) {}
+
+  size_t size() const noexcept { return of_op_.size(); }
+  bool empty() const noexcept { return of_op_.empty(); }
+  const OpDispatch& operator[](size_t op) const { return distinct_[of_op_[op]]; }
+  /// The distinct dispatches, in order of first use.
+  std::span<const OpDispatch> distinct() const noexcept { return distinct_; }
+  /// Per op, its index into distinct().
+  std::span<const uint32_t> of_op() const noexcept { return of_op_; }
+
+  /// Iterates the ops' dispatches in op order.
+  class const_iterator {
+   public:
+    using value_type = OpDispatch;
+    using difference_type = std::ptrdiff_t;
+    const_iterator() = default;
+    const_iterator(const OpDispatchTable* t, size_t i) : table_(t), index_(i) {}
+    const OpDispatch& operator*() const { return (*table_)[index_]; }
+    const OpDispatch* operator->() const { return &(*table_)[index_]; }
+    const_iterator& operator++() {
+      ++index_;
+      return *this;
+    }
+    const_iterator operator++(int) {
+      const_iterator before = *this;
+      ++index_;
+      return before;
+    }
+    friend bool operator==(const const_iterator&, const const_iterator&) = default;
+
+   private:
+    const OpDispatchTable* table_ = nullptr;
+    size_t index_ = 0;
+  };
+  const_iterator begin() const noexcept { return {this, 0}; }
+  const_iterator end() const noexcept { return {this, of_op_.size()}; }
+
+ private:
+  std::vector<OpDispatch> distinct_;
+  std::vector<uint32_t> of_op_;
+};
+
 struct PreparationContext {
   RuntimeConfigPtr config;
   std::shared_ptr<const SemanticProgram> program;
   std::shared_ptr<const ExecProgram> staging;
   /// One per staged instruction, in order (dropped ops have none).
-  std::vector<OpDispatch> dispatch;
+  OpDispatchTable dispatch;
   /// The primary placement: the first op's endpoint (an op-less program:
   /// the first candidate engine with the storage class).
   Endpoint root_placement;

@@ -44,10 +44,11 @@ Result<uint64_t> regions_retained_bytes(const std::vector<ElementwiseRegion>& re
   return c.total();
 }
 
-Result<uint64_t> dispatch_retained_bytes(const std::vector<OpDispatch>& dispatch) {
+Result<uint64_t> dispatch_retained_bytes(const OpDispatchTable& dispatch) {
   ByteCount c;
-  c.add_array(dispatch.size(), sizeof(OpDispatch));
-  for (const OpDispatch& d : dispatch) {
+  c.add_array(dispatch.size(), sizeof(uint32_t));
+  c.add_array(dispatch.distinct().size(), sizeof(OpDispatch));
+  for (const OpDispatch& d : dispatch.distinct()) {
     c.add(d.binding.endpoint.engine.size()).add(d.binding.endpoint.storage_class.size());
     c.add(d.binding.engine.id.size()).add(d.binding.engine.hardware_class.size());
     if (d.extension) c.add(d.extension->family.size()).add(d.extension->engine.size());
@@ -55,7 +56,9 @@ Result<uint64_t> dispatch_retained_bytes(const std::vector<OpDispatch>& dispatch
   return c.total();
 }
 
-Result<uint64_t> prepared_op_retained_bytes(const PreparedOp& op) {
+// The plan's bytes; its requirements and projection only when they are not
+// the entry's own lists (an engine that echoes its request shares them).
+Result<uint64_t> prepared_op_retained_bytes(const PreparedOp& op, const PreparedProgram& entry) {
   ByteCount c;
   c.add(sizeof(PreparedOp));
   c.add(op_attrs_retained_bytes(op.attrs));
@@ -63,8 +66,10 @@ Result<uint64_t> prepared_op_retained_bytes(const PreparedOp& op) {
   for (const ValueType& t : op.results) c.add(shape_retained_bytes(t.shape));
   c.add(op.binding.endpoint.engine.size()).add(op.binding.endpoint.storage_class.size());
   c.add(op.binding.engine.id.size()).add(op.binding.engine.hardware_class.size());
-  c.add(requirements_retained_bytes(op.specialization));
-  c.add(projection_retained_bytes(op.projection));
+  if (!op.specialization.inputs.shares_storage_with(entry.requirements.inputs))
+    c.add(requirements_retained_bytes(op.specialization));
+  if (!op.projection.inputs.shares_storage_with(entry.projection.inputs))
+    c.add(projection_retained_bytes(op.projection));
   return c.total();
 }
 
@@ -136,6 +141,7 @@ Result<std::shared_ptr<const PreparedRoot>> make_prepared_root(const Preparation
   root->schedule = context.schedule;
   root->dispatch = context.dispatch;
   std::vector<Endpoint> endpoints;
+  endpoints.reserve(context.dispatch.size());
   for (const OpDispatch& d : context.dispatch) endpoints.push_back(d.binding.endpoint);
   const RuntimeConfigPtr config = context.config;
   TENACT_ASSIGN_OR_RETURN(
@@ -231,7 +237,7 @@ ProducedEntry produce_prepared_entry(const PreparationContext& context, const Pr
     if (!op) return failed(Error{ErrorCode::ProviderContract, who + ": returned an empty plan"}, root);
     Status valid = validate_prepared_op(*op, request, who);
     if (!valid.ok()) return failed(valid.error(), root);
-    bytes.add(prepared_op_retained_bytes(*op));
+    bytes.add(prepared_op_retained_bytes(*op, *entry));
     entry->ops.push_back(std::move(op));
   }
   auto total = bytes.total();

@@ -50,7 +50,7 @@ struct PreparedRoot {
   std::shared_ptr<const ExecProgram> staging;
   std::shared_ptr<const ScheduledGraph> schedule;
   /// One per staged instruction, in order.
-  std::vector<OpDispatch> dispatch;
+  OpDispatchTable dispatch;
   std::vector<ElementwiseRegion> regions;
   /// Logical bytes the root keeps alive (identity, program, staging,
   /// schedule, regions), counted once however many entries share it.

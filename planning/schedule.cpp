@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 
 namespace tenact {
 
@@ -142,16 +143,17 @@ class ScheduleBuilder {
       auto& slot = last[{reads_[r].slot, reads_[r].location}];
       slot = std::max(slot, reader_nodes_[r]);
     }
-    for (const SlotCopy& out : graph_.outputs) last.erase({out.slot, out.location});
+    std::set<std::pair<SlotId, LocationId>> delivered;
+    for (const SlotCopy& out : graph_.outputs) {
+      last.erase({out.slot, out.location});
+      delivered.insert({out.slot, out.location});
+    }
     for (const auto& [copy, node] : last)
       graph_.nodes[node].releases.push_back(SlotCopy{copy.first, copy.second});
     // Copies nobody reads (and that are not outputs) are freed by whoever made them.
     for (SlotId s = 0; s < available_.size(); ++s)
       for (const auto& [loc, producer] : available_[s]) {
-        if (producer == kNoNode || last.count({s, loc})) continue;
-        if (std::find(graph_.outputs.begin(), graph_.outputs.end(), SlotCopy{s, loc}) !=
-            graph_.outputs.end())
-          continue;
+        if (producer == kNoNode || last.count({s, loc}) || delivered.count({s, loc})) continue;
         graph_.nodes[producer].releases.push_back(SlotCopy{s, loc});
       }
   }

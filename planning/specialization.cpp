@@ -86,10 +86,11 @@ Status check_widening(const SemanticProgram& program, const SpecializationRequir
 Result<SpecializationRequirements> merge_requirements(const SpecializationRequirements& a,
                                                       const SpecializationRequirements& b,
                                                       size_t inputs) {
-  TENACT_ASSIGN_OR_RETURN(auto out, canonical_requirements(a, inputs));
+  TENACT_ASSIGN_OR_RETURN(auto first, canonical_requirements(a, inputs));
   TENACT_ASSIGN_OR_RETURN(auto other, canonical_requirements(b, inputs));
+  std::vector<InputRequirement> out = first.inputs.items();
   for (size_t i = 0; i < inputs; ++i) {
-    InputRequirement& r = out.inputs[i];
+    InputRequirement& r = out[i];
     const InputRequirement& s = other.inputs[i];
     r.dtype = r.dtype || s.dtype;
     r.rank = r.rank || s.rank;
@@ -100,7 +101,7 @@ Result<SpecializationRequirements> merge_requirements(const SpecializationRequir
       r.alignment_log2 = r.alignment_log2 ? std::max(*r.alignment_log2, *s.alignment_log2)
                                           : *s.alignment_log2;
   }
-  return canonical_requirements(out, inputs);  // sorts and dedups the merged axes
+  return canonical_requirements(SpecializationRequirements{std::move(out)}, inputs);  // sorts, dedups axes
 }
 
 std::optional<uint64_t> input_retry_bound(const InputRequirement& requirement, size_t rank,

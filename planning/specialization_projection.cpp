@@ -1,6 +1,7 @@
 #include "planning/specialization_projection.hpp"
 
 #include <algorithm>
+#include <functional>
 
 #include "core/shape.hpp"
 
@@ -66,13 +67,19 @@ Result<SpecializationRequirements> canonical_requirements(
     return Error{ErrorCode::ProviderContract,
                  "specialization requirements list " + std::to_string(requirements.inputs.size()) +
                      " inputs, but the program has " + std::to_string(inputs)};
-  SpecializationRequirements out = requirements;
-  for (InputRequirement& r : out.inputs) {
+  auto sorted = [](const InputRequirement& r) {
+    return std::adjacent_find(r.concrete_dims.begin(), r.concrete_dims.end(),
+                              std::greater_equal<>{}) == r.concrete_dims.end();
+  };
+  // Already canonical (every request after the first): the same list, shared.
+  if (std::all_of(requirements.inputs.begin(), requirements.inputs.end(), sorted)) return requirements;
+  std::vector<InputRequirement> out = requirements.inputs.items();
+  for (InputRequirement& r : out) {
     std::sort(r.concrete_dims.begin(), r.concrete_dims.end());
     r.concrete_dims.erase(std::unique(r.concrete_dims.begin(), r.concrete_dims.end()),
                           r.concrete_dims.end());
   }
-  return out;
+  return SpecializationRequirements{std::move(out)};
 }
 
 std::string describe_requirements(const SemanticProgram& program,
@@ -126,8 +133,8 @@ Result<SpecializationProjection> project(const SemanticProgram& program,
     return Error{ErrorCode::InputMismatch, "program expects " + std::to_string(n) +
                                                " inputs, got " + std::to_string(inputs.size())};
   TENACT_ASSIGN_OR_RETURN(auto canonical, canonical_requirements(requirements, n));
-  SpecializationProjection out;
-  out.inputs.reserve(n);
+  std::vector<InputProjection> out;
+  out.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     const InputRequirement& r = canonical.inputs[i];
     const InputDescriptor& d = inputs[i];
@@ -148,9 +155,9 @@ Result<SpecializationProjection> project(const SemanticProgram& program,
     if (r.layout == LayoutSpecialization::ExactStrides) p.strides = d.strides;
     if (r.alignment_log2 && d.alignment_log2)
       p.alignment_log2 = std::min(*r.alignment_log2, *d.alignment_log2);
-    out.inputs.push_back(std::move(p));
+    out.push_back(std::move(p));
   }
-  return out;
+  return SpecializationProjection{std::move(out)};
 }
 
 void encode(KeyEncoder& out, const SpecializationRequirements& requirements) {

@@ -83,8 +83,9 @@ class BatchRunner {
   Status run_region(const BatchRegion& region) {
     const std::string where = "region of " + describe(work_, region.first) + " .. " +
                               describe(work_, region.first + region.count - 1);
-    std::vector<ChainOp> chain;
+    ChainBuilder builder{region.count};
     std::map<uint32_t, HostTensor> scalars;  // splat constants as rank-0 inputs
+    std::vector<ChainValue> operands;
     for (uint32_t j = region.first; j < region.first + region.count; ++j) {
       const PreparedOp& op = *work_.ops[j].op;
       if (auto scalar = splat_as_scalar(op.kind, op.attrs, op.results[0].dtype)) {
@@ -92,18 +93,24 @@ class BatchRunner {
         scalars.emplace(id_of(BatchRef::op(j)), std::move(**scalar));
         continue;
       }
-      ChainOp c{op.kind, op.attrs, {}, {id_of(BatchRef::op(j)), op.results[0].dtype}};
+      operands.clear();
       for (const BatchRef& ref : work_.ops[j].operands) {
         const DType dt = ref.from == BatchRef::From::Input ? work_.inputs[ref.index].dtype()
                                                           : work_.ops[ref.index].op->results[ref.result].dtype;
-        c.operands.push_back(ChainValue{id_of(ref), dt});
+        operands.push_back(ChainValue{id_of(ref), dt});
       }
-      chain.push_back(std::move(c));
+      if (Status added = builder.add(op.kind, op.attrs, operands, {id_of(BatchRef::op(j)), op.results[0].dtype});
+          !added.ok())
+        return added.error().with_context(where);
     }
     std::vector<uint32_t> live_out;
     for (const BatchRef& ref : region.outputs) live_out.push_back(id_of(ref));
-    auto chained = region_from_chain(chain, live_out);
+    auto chained = std::move(builder).finish(live_out);
     if (!chained.ok()) return chained.error().with_context(where);
+    // The region is dropped once compiled: a step per op is all a run keeps.
+    auto kernel = FusedKernel::compile(chained->region);
+    if (!kernel.ok()) return kernel.error().with_context(where);
+    std::vector<FusedOp>().swap(chained->region.ops);
     std::vector<HostTensor> inputs;
     for (uint32_t id : chained->input_values) {
       if (auto s = scalars.find(id); s != scalars.end()) {
@@ -114,7 +121,7 @@ class BatchRunner {
         inputs.push_back(results_[id - work_.inputs.size()][0]);
       }
     }
-    auto results = run_fused_region(chained->region, inputs, &pool_, counters_);
+    auto results = kernel->run(inputs, &pool_, counters_);
     if (!results.ok()) return results.error().with_context(where);
     for (size_t k = 0; k < chained->output_values.size(); ++k)
       results_[chained->output_values[k] - work_.inputs.size()] = {std::move((*results)[k])};

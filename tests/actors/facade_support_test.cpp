@@ -82,7 +82,7 @@ TEST_CASE("descriptors differing only in alignment match unless the plan relies 
 
   // The less aligned request gets its own entry next to the first.
   auto low_plan = std::make_shared<PreparedProgram>(*aligned_plan);
-  low_plan->projection.inputs[0].alignment_log2 = 4;
+  low_plan->projection.inputs.edit()[0].alignment_log2 = 4;
   memo.insert(p, {at16}, "", 2, low_plan);
   CHECK(memo.find(*p, std::vector<InputDescriptor>{at16}, "", 2) == low_plan);
   CHECK(memo.find(*p, std::vector<InputDescriptor>{at4096}, "", 2) == aligned_plan);

@@ -205,7 +205,7 @@ TEST_CASE("retry-limit and non-widening errors reach the caller", "[runtime]") {
 
   engine->answer = [](const OpPrepareRequest& req) -> PrepareAnswer {
     SpecializationRequirements next = req.specialization;
-    InputRequirement& x = next.inputs[0];
+    InputRequirement& x = next.inputs.edit()[0];
     x.alignment_log2 = x.alignment_log2 ? *x.alignment_log2 + 1 : 0;  // widens forever
     return NeedsSpecialization{next, "more alignment"};
   };

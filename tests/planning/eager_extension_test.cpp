@@ -105,7 +105,7 @@ TEST_CASE("eager plans are validated like compiled ones", "[eager_extension]") {
   CHECK(family.error().message().find("extension family 't.softmax'") != std::string::npos);
   e->answer = [](const OpPrepareRequest& r) -> PrepareAnswer {
     auto op = std::const_pointer_cast<PreparedOp>(ScriptedEngine::echo(r));
-    op->projection.inputs[0].rank = 1;
+    op->projection.inputs.edit()[0].rank = 1;
     return std::shared_ptr<const PreparedOp>(op);
   };
   auto projected = prepare_extension_immediate(*w.config, w.lookup(), "gpu", kSoftmax, f32_result(), in);

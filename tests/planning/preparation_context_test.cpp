@@ -147,6 +147,11 @@ TEST_CASE("ops split over engines by family, with a transfer along the route", "
   auto c = resolve(w, kTransposeDot, {input(DType::F32, {4, 4})});
   REQUIRE(c.ok());
   CHECK(op_engines(*c) == std::vector<std::string>{"lay/host", "dot/host"});
+  // Two distinct dispatches, in order of first use.
+  REQUIRE(c->dispatch.distinct().size() == 2);
+  CHECK(c->dispatch.distinct()[0].binding.endpoint == Endpoint{"lay", "host"});
+  CHECK(std::vector<uint32_t>(c->dispatch.of_op().begin(), c->dispatch.of_op().end()) ==
+        std::vector<uint32_t>{0, 1});
   // x enters at lay (the first engine that accepts it and reaches both
   // readers: lay directly, dot through the route).
   CHECK(c->input_endpoints == std::vector<Endpoint>{{"lay", "host"}});
@@ -159,6 +164,25 @@ TEST_CASE("ops split over engines by family, with a transfer along the route", "
       CHECK(g.endpoint(n.source) == Endpoint{"lay", "host"});
       CHECK(g.endpoint(n.location) == Endpoint{"dot", "host"});
     }
+}
+
+TEST_CASE("each distinct dispatch is stored once, ops refer to it", "[preparation]") {
+  // A long chain on one engine: one binding, an index per op.
+  std::string ops;
+  for (int i = 0; i < 1000; ++i)
+    ops += std::string{i ? ", " : ""} + R"({"op": "add", "in": [")" + (i ? "v" + std::to_string(i) : "x") +
+           R"(", "x"], "out": "v)" + std::to_string(i + 1) + "\"}";
+  const std::string chain = R"({"format": "tenact.program/1", "inputs": [{"name": "x", "dtype": "f32", "shape": [4]}],
+    "ops": [)" + ops + R"(], "outputs": ["v1000"]})";
+  World w;
+  w.add("a", {"host"});
+  auto c = resolve(w, chain.c_str(), {input(DType::F32, {4})});
+  REQUIRE(c.ok());
+  REQUIRE(c->dispatch.size() == 1000);
+  CHECK(c->dispatch.distinct().size() == 1);
+  for (uint32_t d : c->dispatch.of_op()) CHECK(d == 0);
+  CHECK(c->dispatch[999].binding.endpoint == Endpoint{"a", "host"});
+
 }
 
 TEST_CASE("a missing route between engines is found before anything runs", "[preparation]") {

@@ -182,9 +182,9 @@ TEST_CASE("requirements and projection are part of the key", "[prepared_key]") {
   InputRequirement batch;
   batch.concrete_dims = {0};
   SpecializationProjection b4 = polymorphic_projection();
-  b4.inputs[0].concrete_dims = {{0, 4}};
+  b4.inputs.edit()[0].concrete_dims = {{0, 4}};
   SpecializationProjection b5 = polymorphic_projection();
-  b5.inputs[0].concrete_dims = {{0, 5}};
+  b5.inputs.edit()[0].concrete_dims = {{0, 5}};
   const auto k4 = key_of(root, {{batch, {}}}, b4);
   const auto k5 = key_of(root, {{batch, {}}}, b5);
   CHECK_FALSE(k4 == base);

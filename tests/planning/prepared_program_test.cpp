@@ -158,7 +158,7 @@ TEST_CASE("an engine that keeps redirecting hits the retry limit", "[prepared]")
   e->answer = [](const OpPrepareRequest& r) -> PrepareAnswer {
     SpecializationRequirements next = r.specialization;
     // Widen by one edge per call, in a fixed order of fields.
-    for (InputRequirement& in : next.inputs) {
+    for (InputRequirement& in : next.inputs.edit()) {
       if (!in.dtype) { in.dtype = true; return NeedsSpecialization{next, "dtype"}; }
       if (!in.rank) { in.rank = true; return NeedsSpecialization{next, "rank"}; }
       if (in.concrete_dims.size() < 2) { in.concrete_dims.push_back(in.concrete_dims.size()); return NeedsSpecialization{next, "dim"}; }
@@ -208,7 +208,7 @@ TEST_CASE("a plan for another specialization is a ProjectionMismatch", "[prepare
   auto e = w.add("cpu", {"host"});
   e->answer = [](const OpPrepareRequest& r) -> PrepareAnswer {
     auto op = std::const_pointer_cast<PreparedOp>(ScriptedEngine::echo(r));
-    op->projection.inputs[0].dtype = DType::F64;
+    op->projection.inputs.edit()[0].dtype = DType::F64;
     return std::shared_ptr<const PreparedOp>(op);
   };
   auto r = prepare(w, program_of(kBatched), batch(2));
@@ -307,4 +307,20 @@ TEST_CASE("ops on different engines are prepared by their own engines", "[prepar
   CHECK((*r.program)->ops[2]->binding.endpoint == Endpoint{"red", "host"});
   CHECK((*r.program)->root->schedule->transfer_count() == 1);
   CHECK((*r.program)->root->identity->engines.size() == 2);
+}
+
+TEST_CASE("every op's plan shares the entry's requirements and projection", "[prepared]") {
+  // One list per preparation, not one per op: holding them costs each plan
+  // a reference, however many inputs the program has.
+  World w;
+  w.add("cpu", {"host"});
+  auto r = prepare(w, program_of(kBatched), batch(3));
+  REQUIRE(r.program.ok());
+  const PreparedProgram& prog = **r.program;
+  REQUIRE(prog.requirements.inputs.size() == 2);
+  REQUIRE(prog.projection.inputs.size() == 2);
+  for (const auto& op : prog.ops) {
+    CHECK(op->specialization.inputs.shares_storage_with(prog.requirements.inputs));
+    CHECK(op->projection.inputs.shares_storage_with(prog.projection.inputs));
+  }
 }

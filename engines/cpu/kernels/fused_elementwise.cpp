@@ -8,30 +8,36 @@
 #include "engines/cpu/kernels/fused_elementwise.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <new>
 #include <string>
-#include <unordered_map>
 
 #include "engines/cpu/kernels/elementwise_strided.hpp"
 #include "engines/cpu/kernels/worker_pool.hpp"
 
 namespace tenact::cpu {
 
+/// What a compiled region keeps: per op a fixed-size step (no allocation
+/// per op; the region itself is not kept).
 struct FusedKernel::Plan {
   struct Step {
     TileFn fn = nullptr;
-    std::vector<FusedOperand> operands;
+    std::array<FusedOperand, kMaxFusedOperands> operands{};
+    uint8_t operand_count = 0;
     size_t result_size = 0;  // bytes per element of the result
     int32_t slot = -1;       // scratch slot, or -1 when written to an output
     int32_t output = -1;     // distinct output index, or -1
+    std::span<const FusedOperand> reads() const { return {operands.data(), operand_count}; }
   };
-  FusedRegion region;
+  std::vector<DType> input_dtypes;
   std::vector<Step> steps;
   size_t slot_count = 0;
   size_t slot_bytes = 0;  // bytes per slot (a tile of the widest slotted result)
-  /// Distinct ops that leave the region; output tensor i holds op output_ops[i].
+  /// Distinct ops that leave the region; output tensor i holds op
+  /// output_ops[i], of dtype output_dtypes[i].
   std::vector<uint32_t> output_ops;
+  std::vector<DType> output_dtypes;
   /// Region output r is output tensor result_output[r].
   std::vector<size_t> result_output;
 };
@@ -123,7 +129,7 @@ bool run_range(const FusedKernel::Plan& plan, std::span<const InputView> inputs,
       if (inputs[i].kind == InputView::Kind::Strided)
         cursors[cursor_of[i]].gather(base + input_tile[i], len);
     for (const auto& step : plan.steps) {
-      for (size_t k = 0; k < step.operands.size(); ++k) {
+      for (size_t k = 0; k < step.operand_count; ++k) {
         const FusedOperand& operand = step.operands[k];
         if (operand.source == FusedOperand::Source::Input) {
           const InputView& in = inputs[operand.index];
@@ -150,13 +156,15 @@ bool run_range(const FusedKernel::Plan& plan, std::span<const InputView> inputs,
 
 }  // namespace
 
-Result<FusedKernel> FusedKernel::compile(FusedRegion region) {
+Result<FusedKernel> FusedKernel::compile(const FusedRegion& region) {
   if (region.ops.empty())
     return Error{ErrorCode::InvalidAttribute, "a fused region needs at least one op"};
   if (region.outputs.empty())
     return Error{ErrorCode::InvalidAttribute, "a fused region needs at least one output"};
   auto plan = std::make_shared<Plan>();
   const size_t op_count = region.ops.size();
+  plan->input_dtypes = region.input_dtypes;
+  plan->steps.reserve(op_count);
 
   // Outputs: distinct ops, in first-listed order.
   std::vector<int32_t> output_of(op_count, -1);
@@ -177,6 +185,10 @@ Result<FusedKernel> FusedKernel::compile(FusedRegion region) {
   std::vector<size_t> last_use(op_count, 0);
   for (size_t i = 0; i < op_count; ++i) {
     const FusedOp& op = region.ops[i];
+    if (op.operands.size() > kMaxFusedOperands)
+      return Error{ErrorCode::InvalidAttribute, op_label(i, op) + " has " + std::to_string(op.operands.size()) +
+                                                    " operands; a fused op reads at most " +
+                                                    std::to_string(kMaxFusedOperands)};
     std::vector<DType> operand_dtypes;
     for (const FusedOperand& operand : op.operands) {
       if (operand.source == FusedOperand::Source::Input) {
@@ -204,7 +216,8 @@ Result<FusedKernel> FusedKernel::compile(FusedRegion region) {
     result_dtypes[i] = kernel->result;
     Plan::Step step;
     step.fn = kernel->fn;
-    step.operands = op.operands;
+    std::copy(op.operands.begin(), op.operands.end(), step.operands.begin());
+    step.operand_count = static_cast<uint8_t>(op.operands.size());
     step.result_size = size_of(kernel->result);
     step.output = output_of[i];
     plan->steps.push_back(std::move(step));
@@ -226,7 +239,7 @@ Result<FusedKernel> FusedKernel::compile(FusedRegion region) {
       widest = std::max(widest, step.result_size);
       if (last_use[i] == 0) free_slots.push_back(step.slot);  // never read
     }
-    for (const FusedOperand& operand : step.operands) {
+    for (const FusedOperand& operand : step.reads()) {
       if (operand.source != FusedOperand::Source::Op) continue;
       const Plan::Step& producer = plan->steps[operand.index];
       if (producer.output < 0 && last_use[operand.index] == i &&
@@ -235,18 +248,17 @@ Result<FusedKernel> FusedKernel::compile(FusedRegion region) {
     }
   }
   plan->slot_bytes = round_up(static_cast<size_t>(kFusedTileElements) * widest);
-  plan->region = std::move(region);
+  for (uint32_t op : plan->output_ops) plan->output_dtypes.push_back(region.ops[op].result_dtype);
   return FusedKernel{std::move(plan)};
 }
 
-const FusedRegion& FusedKernel::region() const { return plan_->region; }
 size_t FusedKernel::scratch_slots() const { return plan_->slot_count; }
 
 Result<std::vector<HostTensor>> FusedKernel::run(std::span<const HostTensor> inputs,
                                                  WorkerPool* pool,
                                                  FusedCounters* counters) const {
   const Plan& plan = *plan_;
-  const auto& dtypes = plan.region.input_dtypes;
+  const auto& dtypes = plan.input_dtypes;
   if (inputs.size() != dtypes.size())
     return Error{ErrorCode::InputMismatch, "fused region takes " + std::to_string(dtypes.size()) +
                                                " inputs, got " + std::to_string(inputs.size())};
@@ -286,9 +298,8 @@ Result<std::vector<HostTensor>> FusedKernel::run(std::span<const HostTensor> inp
 
   std::vector<HostTensor> tensors;
   std::vector<std::byte*> bases;
-  for (uint32_t op : plan.output_ops) {
-    TENACT_ASSIGN_OR_RETURN(HostTensor out,
-                            HostTensor::zeros(plan.region.ops[op].result_dtype, shape));
+  for (DType dtype : plan.output_dtypes) {
+    TENACT_ASSIGN_OR_RETURN(HostTensor out, HostTensor::zeros(dtype, shape));
     bases.push_back(out.data());
     tensors.push_back(std::move(out));
   }
@@ -322,58 +333,61 @@ Result<std::vector<HostTensor>> run_fused_region(const FusedRegion& region,
 
 // -- regions from straight chains ---------------------------------------------
 
-Result<ChainRegion> region_from_chain(std::span<const ChainOp> ops,
-                                      std::span<const uint32_t> live_out) {
-  ChainRegion chain;
-  // Where each caller value lives in the region, with its dtype.
-  struct Place {
-    FusedOperand operand;
-    DType dtype;
-  };
-  std::unordered_map<uint32_t, Place> places;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    const ChainOp& op = ops[i];
-    if (!is_elementwise_op(op.kind))
-      return Error{ErrorCode::InvalidAttribute, "chain op #" + std::to_string(i) + " (" +
-                                                    std::string{to_string(op.kind)} +
-                                                    ") is not an elementwise op"};
-    FusedOp fused;
-    fused.kind = op.kind;
-    fused.attrs = op.attrs;
-    fused.result_dtype = op.result.dtype;
-    for (const ChainValue& v : op.operands) {
-      auto it = places.find(v.id);
-      if (it == places.end()) {
-        const auto input = static_cast<uint32_t>(chain.region.input_dtypes.size());
-        chain.region.input_dtypes.push_back(v.dtype);
-        chain.input_values.push_back(v.id);
-        it = places.emplace(v.id, Place{FusedOperand::input(input), v.dtype}).first;
-      }
-      if (it->second.dtype != v.dtype)
-        return Error{ErrorCode::InputMismatch,
-                     "chain op #" + std::to_string(i) + " reads value " + std::to_string(v.id) +
-                         " as " + std::string{to_string(v.dtype)} + ", but it is " +
-                         std::string{to_string(it->second.dtype)}};
-      fused.operands.push_back(it->second.operand);
+ChainBuilder::ChainBuilder(size_t ops_hint) {
+  chain_.region.ops.reserve(ops_hint);
+  places_.reserve(ops_hint);
+}
+
+Status ChainBuilder::add(OpKind kind, const OpAttrs& attrs, std::span<const ChainValue> operands,
+                         ChainValue result) {
+  const size_t i = chain_.region.ops.size();
+  if (!is_elementwise_op(kind))
+    return Error{ErrorCode::InvalidAttribute, "chain op #" + std::to_string(i) + " (" +
+                                                  std::string{to_string(kind)} + ") is not an elementwise op"};
+  FusedOp fused;
+  fused.kind = kind;
+  fused.attrs = attrs;
+  fused.result_dtype = result.dtype;
+  fused.operands.reserve(operands.size());
+  for (const ChainValue& v : operands) {
+    auto it = places_.find(v.id);
+    if (it == places_.end()) {
+      const auto input = static_cast<uint32_t>(chain_.region.input_dtypes.size());
+      chain_.region.input_dtypes.push_back(v.dtype);
+      chain_.input_values.push_back(v.id);
+      it = places_.emplace(v.id, Place{FusedOperand::input(input), v.dtype}).first;
     }
-    if (places.count(op.result.id) != 0)
-      return Error{ErrorCode::InvalidAttribute, "chain op #" + std::to_string(i) +
-                                                    " defines value " +
-                                                    std::to_string(op.result.id) +
-                                                    ", which is already defined"};
-    places.emplace(op.result.id,
-                   Place{FusedOperand::op(static_cast<uint32_t>(i)), op.result.dtype});
-    chain.region.ops.push_back(std::move(fused));
+    if (it->second.dtype != v.dtype)
+      return Error{ErrorCode::InputMismatch,
+                   "chain op #" + std::to_string(i) + " reads value " + std::to_string(v.id) + " as " +
+                       std::string{to_string(v.dtype)} + ", but it is " + std::string{to_string(it->second.dtype)}};
+    fused.operands.push_back(it->second.operand);
   }
+  if (!places_.emplace(result.id, Place{FusedOperand::op(static_cast<uint32_t>(i)), result.dtype}).second)
+    return Error{ErrorCode::InvalidAttribute, "chain op #" + std::to_string(i) + " defines value " +
+                                                  std::to_string(result.id) + ", which is already defined"};
+  chain_.region.ops.push_back(std::move(fused));
+  return ok_status();
+}
+
+Result<ChainRegion> ChainBuilder::finish(std::span<const uint32_t> live_out) && {
   for (uint32_t id : live_out) {
-    auto it = places.find(id);
-    if (it == places.end() || it->second.operand.source != FusedOperand::Source::Op)
+    auto it = places_.find(id);
+    if (it == places_.end() || it->second.operand.source != FusedOperand::Source::Op)
       return Error{ErrorCode::InvalidAttribute,
                    "live-out value " + std::to_string(id) + " is not produced by the chain"};
-    chain.region.outputs.push_back(it->second.operand.index);
-    chain.output_values.push_back(id);
+    chain_.region.outputs.push_back(it->second.operand.index);
+    chain_.output_values.push_back(id);
   }
-  return chain;
+  std::unordered_map<uint32_t, Place>().swap(places_);  // the builder is done
+  return std::move(chain_);
+}
+
+Result<ChainRegion> region_from_chain(std::span<const ChainOp> ops,
+                                      std::span<const uint32_t> live_out) {
+  ChainBuilder builder{ops.size()};
+  for (const ChainOp& op : ops) TENACT_TRY(builder.add(op.kind, op.attrs, op.operands, op.result));
+  return std::move(builder).finish(live_out);
 }
 
 std::optional<Result<HostTensor>> splat_as_scalar(OpKind kind, const OpAttrs& attrs, DType dtype) {

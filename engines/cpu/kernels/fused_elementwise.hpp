@@ -26,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "core/dtype.hpp"
@@ -46,6 +47,8 @@ class WorkerPool;
 inline constexpr int64_t kFusedTileElements = 512;
 /// Elements per unit of parallel work (the pool's grain).
 inline constexpr int64_t kElementwiseGrain = 64 * 1024;
+/// Operands a fused op reads at most (select and clamp read three).
+inline constexpr size_t kMaxFusedOperands = 3;
 
 /// An operand of a fused op: region input `index` or the result of op
 /// `index` (which must come earlier in the region).
@@ -87,14 +90,16 @@ struct FusedCounters {
 };
 
 /// A validated region with its tile functions resolved and its tile
-/// buffers assigned. Cheap to copy (shared, immutable state).
+/// buffers assigned. Cheap to copy (shared, immutable state). Keeps a
+/// fixed-size step per op, not the region (about 64 bytes per op).
 class FusedKernel {
  public:
-  /// Errors: InvalidAttribute for a region without ops or outputs, or an
-  /// operand, output or op reference out of range (naming the op index);
-  /// the op's own errors from find_elementwise_kernel, and TypeMismatch when
-  /// an op's declared result dtype is not what it yields.
-  static Result<FusedKernel> compile(FusedRegion region);
+  /// Errors: InvalidAttribute for a region without ops or outputs, an op
+  /// with more than kMaxFusedOperands operands, or an operand, output or op
+  /// reference out of range (naming the op index); the op's own errors
+  /// from find_elementwise_kernel, and TypeMismatch when an op's declared
+  /// result dtype is not what it yields.
+  static Result<FusedKernel> compile(const FusedRegion& region);
 
   /// Runs the region. Errors: InputMismatch for a wrong input count, dtype
   /// or shape (naming the input); ExecutionFailed when allocation fails.
@@ -102,7 +107,6 @@ class FusedKernel {
   Result<std::vector<HostTensor>> run(std::span<const HostTensor> inputs, WorkerPool* pool,
                                       FusedCounters* counters = nullptr) const;
 
-  const FusedRegion& region() const;
   /// Tile buffers one worker needs (after reuse), for tests.
   size_t scratch_slots() const;
 
@@ -142,6 +146,29 @@ struct ChainRegion {
   std::vector<uint32_t> input_values;
   /// Region output i is the caller's value output_values[i] (= live_out).
   std::vector<uint32_t> output_values;
+};
+
+/// Builds the region of a chain of consecutive elementwise ops one op at a
+/// time, for callers that hold their ops in another form (no ChainOp per
+/// op is needed). Not thread-safe; one chain per builder.
+class ChainBuilder {
+ public:
+  /// `ops_hint`: how many ops will be added (reserves the region).
+  explicit ChainBuilder(size_t ops_hint);
+  /// Appends an op reading `operands` and defining `result`. Errors as
+  /// region_from_chain's (naming the op by its position in the chain).
+  Status add(OpKind kind, const OpAttrs& attrs, std::span<const ChainValue> operands, ChainValue result);
+  /// The region, its outputs the values of `live_out` in that order.
+  Result<ChainRegion> finish(std::span<const uint32_t> live_out) &&;
+
+ private:
+  struct Place {
+    FusedOperand operand;
+    DType dtype = DType::F32;
+  };
+  ChainRegion chain_;
+  /// Where each value the chain has seen lives in the region.
+  std::unordered_map<uint32_t, Place> places_;
 };
 
 /// Builds the region of a chain of consecutive elementwise ops. `live_out`

@@ -332,5 +332,45 @@ TEST_CASE("region_from_chain maps a straight chain's values to a region", "[fuse
         ErrorCode::InputMismatch);
 }
 
+TEST_CASE("ChainBuilder adds a chain one op at a time as region_from_chain maps it", "[fused]") {
+  const DType f = DType::F32;
+  const std::vector<ChainOp> chain = {
+      {OpKind::Multiply, NoAttrs{}, {{1, f}, {2, f}}, {10, f}},
+      {OpKind::Add, NoAttrs{}, {{10, f}, {1, f}}, {11, f}},
+      {OpKind::Compare, CompareAttrs{CompareDirection::LT}, {{11, f}, {2, f}}, {12, DType::Bool}}};
+  const std::vector<uint32_t> live_out = {12, 10};
+  auto whole = region_from_chain(chain, live_out);
+  REQUIRE(whole.ok());
+  ChainBuilder builder{chain.size()};
+  for (const ChainOp& op : chain) REQUIRE(builder.add(op.kind, op.attrs, op.operands, op.result).ok());
+  auto built = std::move(builder).finish(live_out);
+  REQUIRE(built.ok());
+  CHECK(built->input_values == whole->input_values);
+  CHECK(built->output_values == whole->output_values);
+  CHECK(built->region.input_dtypes == whole->region.input_dtypes);
+  CHECK(built->region.outputs == whole->region.outputs);
+  REQUIRE(built->region.ops.size() == 3);
+  for (size_t i = 0; i < 3; ++i) {
+    CHECK(built->region.ops[i].operands == whole->region.ops[i].operands);
+    CHECK(built->region.ops[i].attrs == whole->region.ops[i].attrs);
+    CHECK(built->region.ops[i].result_dtype == whole->region.ops[i].result_dtype);
+  }
+  ChainBuilder twice{2};
+  REQUIRE(twice.add(OpKind::Negate, NoAttrs{}, std::vector<ChainValue>{{1, f}}, {2, f}).ok());
+  CHECK(twice.add(OpKind::Negate, NoAttrs{}, std::vector<ChainValue>{{1, f}}, {2, f}).error().code() ==
+        ErrorCode::InvalidAttribute);
+}
+
+TEST_CASE("a fused op with more operands than a tile function takes is refused", "[fused]") {
+  using O = FusedOperand;
+  FusedRegion r{{DType::F32}, {FusedOp{OpKind::Select, NoAttrs{}, {O::input(0), O::input(0), O::input(0), O::input(0)},
+                                       DType::F32}},
+                {0}};
+  auto k = FusedKernel::compile(r);
+  REQUIRE_FALSE(k.ok());
+  CHECK(k.error().code() == ErrorCode::InvalidAttribute);
+  CHECK_THAT(k.error().message(), Catch::Contains("at most 3"));
+}
+
 }  // namespace
 }  // namespace tenact::cpu
