@@ -61,7 +61,7 @@ void bench_one(BenchContext& ctx, DType dtype, int64_t n) {
   T* cp = c->template data_as<T>();
 
   // Correctness first: engine vs baseline within the summation bound of
-  // program-format.md (|a|, |b| < 1, so sum |terms| <= n), counted twice
+  // docs/program-format.md (|a|, |b| < 1, so sum |terms| <= n), counted twice
   // (both results carry it).
   auto engine_out = cpu::run_kernel(call);
   if (!engine_out.ok()) {

@@ -124,7 +124,7 @@ void bench_reduce_and_copy(BenchContext& ctx) {
     ctx.checks.fail(label + ": " + out.error().to_string());
     return;
   }
-  // Oracle: the sum in long double; bound of program-format.md, "Sums".
+  // Oracle: the sum in long double; bound of docs/program-format.md, "Sums".
   const float* xs = x->data_as<float>();
   long double exact = 0, abs_sum = 0;
   for (int64_t i = 0; i < kReduceElements; ++i) {

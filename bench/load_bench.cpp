@@ -179,7 +179,12 @@ void bench_documents(int reps) {
 
 std::unique_ptr<Runtime> fresh_runtime() {
   auto rt = std::make_unique<Runtime>();
-  if (auto s = rt->register_engine(std::make_shared<cpu::CpuEngine>()); !s.ok()) {
+  auto engine = cpu::CpuEngine::create();
+  if (!engine.ok()) {
+    fail("CpuEngine::create", engine.error());
+    std::exit(1);
+  }
+  if (auto s = rt->register_engine(std::move(*engine)); !s.ok()) {
     fail("register_engine", s.error());
     std::exit(1);
   }

@@ -54,7 +54,7 @@ class DimExpr {
   static DimExpr constant(int64_t value);
   static DimExpr symbol(std::string name);
 
-  /// Parses the grammar of program-format.md ("B*2 + 1", "min(T, 64)",
+  /// Parses the grammar of docs/program-format.md ("B*2 + 1", "min(T, 64)",
   /// "(N + 7) // 8"). Integers, and the constant arithmetic of the
   /// expression (see above), may not overflow int64 (Overflow). Errors name
   /// the offending position.
@@ -88,7 +88,7 @@ class DimExpr {
   /// Replaces symbols that `bindings` holds by their values and re-canonicalizes.
   DimExpr substitute(const SymbolBindings& bindings) const;
 
-  /// Canonical text in the grammar of program-format.md; parse(to_string())
+  /// Canonical text in the grammar of docs/program-format.md; parse(to_string())
   /// yields an equal expression when check_constants() is ok.
   std::string to_string() const;
 

@@ -34,7 +34,7 @@ bool is_symbol_char(char c) { return is_symbol_start(c) || is_digit(c); }
 
 constexpr const char* kExpectedFactor = "a number, symbol, min(, max( or (";
 
-// Recursive descent over the grammar of program-format.md; folds as it goes
+// Recursive descent over the grammar of docs/program-format.md; folds as it goes
 // through the public operators, so parse(text) equals the value built from
 // the same operations. Nesting is bounded by kMaxNesting.
 class Parser {

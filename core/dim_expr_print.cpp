@@ -1,6 +1,6 @@
 // Dimension expressions, text: the canonical rendering (DimExpr::to_string)
 // and the quoting used in error messages. Rendered text is in the grammar of
-// program-format.md and parses back to an equal expression.
+// docs/program-format.md and parses back to an equal expression.
 
 #include <limits>
 #include <string>

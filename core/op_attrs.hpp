@@ -1,5 +1,5 @@
 // Attribute structs of every op, one per row of ops.def, held in OpAttrs.
-// Field names are the JSON attribute names of program-format.md.
+// Field names are the JSON attribute names of docs/program-format.md.
 #pragma once
 
 #include <cstdint>

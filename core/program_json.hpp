@@ -1,4 +1,4 @@
-// The JSON door into a semantic program (program-format.md, version 1).
+// The JSON door into a semantic program (docs/program-format.md, version 1).
 //
 // Contract: nothing malformed crashes, hangs or allocates without bound:
 // nesting depth is bounded before parsing, constant data is counted

@@ -1,7 +1,7 @@
 // Type and shape inference of dot_general.
 //
 // Contract: StableHLO dot_general C1-C13 (precision_config aside): lhs and
-// rhs share one numeric dtype (bool is rejected, program-format.md), which
+// rhs share one numeric dtype (bool is rejected, docs/program-format.md), which
 // is the result's; conj_lhs/conj_rhs are allowed on every numeric dtype
 // (identity on reals). The result's axes are the batching axes, then the
 // free axes of lhs, then those of rhs, each group in axis order.

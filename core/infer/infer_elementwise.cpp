@@ -1,5 +1,5 @@
 // Inference of the elementwise family: unary and binary ops, compare,
-// select, clamp and convert (program-format.md, "Elementwise" and the
+// select, clamp and convert (docs/program-format.md, "Elementwise" and the
 // "Type sets" decisions).
 //
 // Contract: no implicit broadcasting. Operands that must agree have the same
@@ -44,7 +44,7 @@ constexpr DTypeSet kFloatComplex{false, false, false, true, true, "floating or c
 constexpr DTypeSet kFloat{false, false, false, true, false, "floating"};
 constexpr DTypeSet kBoolInteger{true, true, true, false, false, "bool or integer"};
 
-/// The dtype set of each unary op (program-format.md "Type sets").
+/// The dtype set of each unary op (docs/program-format.md "Type sets").
 const DTypeSet* unary_type_set(OpKind kind) {
   switch (kind) {
     case OpKind::Negate: return &kIntegerFloatComplex;

@@ -3,7 +3,7 @@
 // shape_of, dynamic_truncate, pad_to_match.
 //
 // Contract: the constraints are StableHLO's (docs/spec.md, the C-numbers
-// cited per op) with program-format.md's decisions on top. Error codes:
+// cited per op) with docs/program-format.md's decisions on top. Error codes:
 // Schema for arity, TypeMismatch for dtypes, InvalidAttribute for an
 // attribute that is wrong on its own or against an operand's rank,
 // ShapeMismatch for extents that disagree. A check between an attribute and
@@ -366,7 +366,7 @@ InferResult infer_reverse(const InferRequest& r) {
 // -- gather ----------------------------------------------------------------------------
 
 // StableHLO gather C1-C23 (with batching dimensions); a collapsed or
-// batching axis needs slice size exactly 1 (program-format.md).
+// batching axis needs slice size exactly 1 (docs/program-format.md).
 InferResult infer_gather(const InferRequest& r) {
   TENACT_TRY(expect_arity(r.operands, 2));
   TENACT_ASSIGN_OR_RETURN(const GatherAttrs* a, attrs_as<GatherAttrs>(r));
@@ -455,7 +455,7 @@ InferResult infer_gather(const InferRequest& r) {
 
 // StableHLO scatter C1-C25 for one input. Every `update` mode accepts every
 // dtype: on bool add is or and multiply is and, max/min order complex
-// lexicographically (program-format.md), as the binary ops do.
+// lexicographically (docs/program-format.md), as the binary ops do.
 InferResult infer_scatter(const InferRequest& r) {
   TENACT_TRY(expect_arity(r.operands, 3));
   TENACT_ASSIGN_OR_RETURN(const ScatterAttrs* a, attrs_as<ScatterAttrs>(r));

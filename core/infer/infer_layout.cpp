@@ -1,5 +1,5 @@
 // Inference of the layout family: transpose, reshape, broadcast_in_dim,
-// constant, iota, extract_diag, embed_diag, tril, triu (program-format.md
+// constant, iota, extract_diag, embed_diag, tril, triu (docs/program-format.md
 // "Layout"; StableHLO's constraints where the format is silent).
 //
 // Contract: attribute shapes (reshape, broadcast_in_dim, constant, iota)

@@ -1,5 +1,5 @@
 // Inference of the reduction family: reduce_sum, reduce_sum_squares,
-// reduce_prod, reduce_max, reduce_min (program-format.md "Reductions").
+// reduce_prod, reduce_max, reduce_min (docs/program-format.md "Reductions").
 //
 // Contract: `dimensions` are unique axes of the operand (an empty list is
 // allowed: the result is the operand's type); they disappear from the

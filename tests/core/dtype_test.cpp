@@ -5,7 +5,7 @@
 using namespace tenact;
 
 TEST_CASE("the fifteen element types have the format's names and sizes", "[dtype]") {
-  // Hand-written from program-format.md "Element types".
+  // Hand-written from docs/program-format.md "Element types".
   struct Row { const char* name; size_t size; };
   const Row rows[] = {{"bool", 1}, {"i8", 1},  {"i16", 2},  {"i32", 4},  {"i64", 8},
                       {"u8", 1},   {"u16", 2}, {"u32", 4},  {"u64", 8},  {"f16", 2},

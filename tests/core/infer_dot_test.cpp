@@ -1,6 +1,6 @@
 // Type and shape inference of dot_general. Expected types are derived by
 // hand from the StableHLO spec (result = batch + lhs free + rhs free) and
-// program-format.md (bool rejected).
+// docs/program-format.md (bool rejected).
 #include <catch2/catch.hpp>
 
 #include <string>

@@ -1,6 +1,6 @@
 // Type and shape inference of the elementwise family (unary, binary,
 // compare, select, clamp, convert). Expected admit tables are written by
-// hand from program-format.md ("Type sets" and the op list), not derived
+// hand from docs/program-format.md ("Type sets" and the op list), not derived
 // from the code.
 #include <catch2/catch.hpp>
 
@@ -67,7 +67,7 @@ struct OpTable {
   const char* admits;
 };
 
-// Hand-written from program-format.md.
+// Hand-written from docs/program-format.md.
 const std::vector<OpTable> kUnaryTables = {
     {OpKind::Negate, "0 1111 1111 1111 11"},  // every integer, floats, complex
     {OpKind::Abs, "0 1111 0000 1111 11"},     // signed, floats, complex

@@ -1,6 +1,6 @@
 // Type and shape inference of gather and scatter. Expected types are derived
 // by hand from the StableHLO spec (its examples where it has them) and
-// program-format.md; deferred constraints are inspected after each call.
+// docs/program-format.md; deferred constraints are inspected after each call.
 #include <catch2/catch.hpp>
 
 #include "core/infer/infer.hpp"
@@ -163,7 +163,7 @@ TEST_CASE("gather enforces every StableHLO constraint", "[infer_indexing]") {
     a.slice_sizes = dims({1, 2, 2, 2});
     check_error(run(), ErrorCode::InvalidAttribute, "slice_sizes[1] is 1");
   }
-  SECTION("C9 (program-format.md): a collapsed axis with slice size 0") {
+  SECTION("C9 (docs/program-format.md): a collapsed axis with slice size 0") {
     a.slice_sizes = dims({1, 0, 2, 2});
     check_error(run(), ErrorCode::InvalidAttribute, "collapsed_slice_dims");
   }

@@ -1,7 +1,7 @@
 // Type and shape inference of the indexing ops other than gather and scatter
 // (those are in infer_gather_scatter_test.cpp). Expected types are derived
 // by hand from the StableHLO spec (its examples where it has them) and
-// program-format.md; deferred constraints are inspected after each call.
+// docs/program-format.md; deferred constraints are inspected after each call.
 #include <catch2/catch.hpp>
 
 #include <vector>

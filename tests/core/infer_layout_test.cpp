@@ -1,6 +1,6 @@
 // Type and shape inference of the layout family: transpose, reshape,
 // broadcast_in_dim, constant, iota, extract_diag, embed_diag, tril, triu.
-// Expected shapes are derived by hand from program-format.md and the
+// Expected shapes are derived by hand from docs/program-format.md and the
 // StableHLO constraints it defers to.
 #include <catch2/catch.hpp>
 

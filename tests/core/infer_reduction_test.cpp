@@ -1,5 +1,5 @@
 // Type and shape inference of the reductions. Expected admit tables and
-// result dtypes are written by hand from program-format.md ("Reductions",
+// result dtypes are written by hand from docs/program-format.md ("Reductions",
 // "bool", "Complex").
 #include <catch2/catch.hpp>
 

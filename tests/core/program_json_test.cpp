@@ -36,7 +36,7 @@ Error load_error(const std::string& text, const ExtensionRegistry& ext = {}) {
   return r.error();
 }
 
-// The example of program-format.md, verbatim.
+// The example of docs/program-format.md, verbatim.
 const char* kSpecExample = R"({
   "format": "tenact.program/1",
   "name": "mlp",

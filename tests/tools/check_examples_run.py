@@ -35,7 +35,7 @@ def close(actual, expected, name):
         if not np.array_equal(actual, expected):
             return f"{name}: integer values differ"
         return None
-    # Sums reassociate (program-format.md): allow a few ulps of the largest
+    # Sums reassociate (docs/program-format.md): allow a few ulps of the largest
     # magnitude involved plus a relative bound.
     eps = np.finfo(expected.dtype).eps
     scale = max(1.0, float(np.max(np.abs(expected[np.isfinite(expected)]), initial=0.0)))

@@ -3,7 +3,7 @@
 // single-op and fused paths share every per-element function, tile loop
 // and strided read (fused_elementwise.hpp, elementwise_functions.hpp).
 //
-// Decisions the spec leaves to the runtime (program-format.md, "Decisions
+// Decisions the spec leaves to the runtime (docs/program-format.md, "Decisions
 // where StableHLO leaves a choice"), as implemented in
 // elementwise_functions.hpp:
 // - Integer divide by zero: all ones, i.e. -1 for signed types and the
@@ -80,7 +80,7 @@ Status scalar_or_same_shape(OpKind kind, std::span<const HostTensor> in, size_t 
   return same_shape(kind, in, a, b);
 }
 
-/// The shape rules of program-format.md: no implicit broadcasting, except
+/// The shape rules of docs/program-format.md: no implicit broadcasting, except
 /// select's predicate and clamp's bounds, which may be scalars.
 Status check_shapes(OpKind kind, std::span<const HostTensor> in) {
   switch (kind) {

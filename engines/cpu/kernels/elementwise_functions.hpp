@@ -6,7 +6,7 @@
 // Each op is a function object over *compute* types: bool, the integers,
 // float, double, std::complex<float|double> (f16/bf16 operands arrive as
 // float and their results are rounded back by the caller). `admits<T>`
-// says, per *element* type, whether the op takes it (program-format.md,
+// says, per *element* type, whether the op takes it (docs/program-format.md,
 // "Type sets"); a tile loop is only instantiated where it is true.
 // Semantics and the choices the spec leaves open: elementwise.cpp's header.
 #pragma once
@@ -325,7 +325,7 @@ struct Minimum {
 };
 
 /// Integer power by squaring (wrapping); a negative exponent gives 1 for
-/// base 1, ±1 for base -1 by parity, 0 otherwise (program-format.md).
+/// base 1, ±1 for base -1 by parity, 0 otherwise (docs/program-format.md).
 template <class C> C integer_power(C base, C exponent) {
   if constexpr (std::is_signed_v<C>) {
     if (exponent < 0) {
@@ -418,7 +418,7 @@ To float_to_integer(From v) {
   return static_cast<To>(v);
 }
 
-/// convert between element (storage) types, program-format.md "convert":
+/// convert between element (storage) types, docs/program-format.md "convert":
 /// one rounding into floats (f16/bf16 from wide sources through half.hpp's
 /// exact constructors), float -> int truncates and saturates, int -> int
 /// wraps, -> bool is x != 0, complex -> any real type (bool included) drops

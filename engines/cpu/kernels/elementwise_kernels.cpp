@@ -32,7 +32,7 @@ Shape shape_of(OpKind kind) {
   }
 }
 
-/// What an op admits, for error messages (program-format.md "Type sets").
+/// What an op admits, for error messages (docs/program-format.md "Type sets").
 const char* admitted_types(OpKind kind) {
   switch (kind) {
     case OpKind::Negate: return "integer, floating or complex";

@@ -32,7 +32,7 @@ struct ElementwiseKernel {
 /// Resolves an elementwise op on operands of `operand_dtypes`. Errors:
 /// InvalidAttribute for a missing attribute struct, InputMismatch for a
 /// wrong operand count or operands whose dtypes must agree and do not,
-/// TypeMismatch for a dtype the op rejects (program-format.md "Type sets"),
+/// TypeMismatch for a dtype the op rejects (docs/program-format.md "Type sets"),
 /// Unsupported for an op outside the elementwise family. The messages name
 /// the op and the dtype.
 Result<ElementwiseKernel> find_elementwise_kernel(OpKind kind, const OpAttrs& attrs,

@@ -9,7 +9,7 @@
 // written to full-size tensors. Each op runs through the same tile
 // functions as the single-op kernels (elementwise_kernels.hpp), each result
 // rounded to its own dtype, so a region gives bit for bit what its ops give
-// one by one (program-format.md, "Rounding").
+// one by one (docs/program-format.md, "Rounding").
 //
 // Inputs: every input has the region's shape (any strides: contiguous ones
 // are read in place, broadcast ones — all strides 0 — are read once,

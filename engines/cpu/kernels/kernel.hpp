@@ -9,7 +9,7 @@
 //   the dtype in `result_types` and the concrete shape computed from the
 //   inputs and attributes (dimension expressions in attributes are
 //   evaluated against `symbols`).
-// - Semantics are program-format.md's (StableHLO where it is silent):
+// - Semantics are docs/program-format.md's (StableHLO where it is silent):
 //   every result is rounded to its own dtype; f16/bf16 compute in f32.
 // - `pool` may be null (serial). Kernels split work over it only when the
 //   work is large enough to pay for it; results never depend on the split

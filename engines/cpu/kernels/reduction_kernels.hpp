@@ -16,7 +16,7 @@
 // Error of a float sum of n terms: an element passes through at most
 // (kPerLane - 1) + log2(kLanes) + ceil(log2(leaves)) roundings (InnerRuns)
 // or (kRowGroup - 1) + ceil(log2(leaves)) (Rows); both stay within
-// 2*ceil(log2 n) for every n >= 2, the bound program-format.md sets.
+// 2*ceil(log2 n) for every n >= 2, the bound docs/program-format.md sets.
 //
 // Thread-safety: every function writes only to the output elements it is
 // given; the pool runs disjoint output ranges or disjoint chunk slots.

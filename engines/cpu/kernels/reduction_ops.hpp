@@ -2,7 +2,7 @@
 // loads as, how two partial results combine, the identity, and how the
 // final partial rounds to the result dtype.
 //
-// Contract (program-format.md, "Decisions"):
+// Contract (docs/program-format.md, "Decisions"):
 // - sums and products of integers wrap (done in the unsigned type of the
 //   same width); bool sum/max is or, prod/min is and;
 // - f16/bf16 accumulate in f32 and round once in finish();

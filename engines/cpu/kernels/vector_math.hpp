@@ -18,7 +18,7 @@
 //   log_f32        0.78 ulp   -> distance <= 1
 //   tanh_f32       1.31 ulps  -> distance <= 2
 //   logistic_f32   2.28 ulps  -> distance <= 3
-// all within the 4 ulps program-format.md allows for transcendental ops.
+// all within the 4 ulps docs/program-format.md allows for transcendental ops.
 // Ranges: Cody–Waite reduction x = n·ln2 + r, |r| <= ln2/2 (+ slop), and
 // the Cephes single-precision polynomials (Moshier), whose coefficients are
 // minimax fits on exactly these reduced ranges.

@@ -1,5 +1,5 @@
 // The fused elementwise executor: a region gives bit for bit what its ops
-// give one by one through run_kernel (program-format.md, "Rounding"),
+// give one by one through run_kernel (docs/program-format.md, "Rounding"),
 // counts what it ran, broadcasts scalar inputs, returns several outputs,
 // reuses tile buffers, and rejects malformed regions and inputs.
 #include <catch2/catch.hpp>

@@ -6,7 +6,7 @@
 //
 // Tolerances (u = unit roundoff of the accumulation type: 2^-24 for
 // f16/bf16/f32/c64 — which accumulate in f32 — and 2^-53 for f64/c128):
-// - floating sums of n terms (program-format.md): |ours - exact| <=
+// - floating sums of n terms (docs/program-format.md): |ours - exact| <=
 //   (2*ceil(log2 n) + E) * u * sum|terms| + the reference's own rounding
 //   (half an f64 ulp, math.fsum) + for f16/bf16 the final rounding to the
 //   dtype (half an ulp). E counts the roundings in forming one term: 0 for
@@ -367,7 +367,7 @@ TEST_CASE("reducing an empty axis gives the identity of each op", "[reduction]")
     INFO("dtype " << to_string(dtype));
     auto x = HostTensor::zeros(dtype, {2, 0, 3});
     REQUIRE(x.ok());
-    // Expected identities, hand-derived from program-format.md.
+    // Expected identities, hand-derived from docs/program-format.md.
     struct Expect {
       OpKind kind;
       std::complex<double> value;
