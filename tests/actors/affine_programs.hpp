@@ -1,6 +1,7 @@
 // Small programs and inputs the runtime tests share, with results derived
 // by hand: affine(k) computes y = x * (k + 1) + k over f32[8] (named
-// "affine<k>": distinct programs of one structure); iota8() is 0..7.
+// "affine<k>": distinct programs of one structure); iota8() is 0..7;
+// affine_entry_bytes() what one such program costs the prepare cache.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -8,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "actors/runtime.hpp"
 #include "core/program_json.hpp"
 #include "core/tensor.hpp"
 
@@ -31,6 +33,18 @@ inline HostTensor iota8() {
   REQUIRE(t.ok());
   for (int i = 0; i < 8; ++i) t->data_as<float>()[i] = static_cast<float>(i);
   return *t;
+}
+
+/// The prepare cache's bytes for one affine entry with its root, measured
+/// on a runtime of its own with `options` and `engine`: budgets in units of
+/// entries.
+inline uint64_t affine_entry_bytes(const RuntimeOptions& options, std::shared_ptr<Engine> engine) {
+  Runtime probe{options};
+  REQUIRE(probe.register_engine(std::move(engine)).ok());
+  REQUIRE(probe.run(affine(0), {iota8()}).get().ok());
+  const uint64_t one = probe.cache_stats().bytes;
+  REQUIRE(one > 0);
+  return one;
 }
 
 }  // namespace tenact::testing

@@ -220,11 +220,7 @@ TEST_CASE("retry-limit and non-widening errors reach the caller", "[runtime]") {
 
 TEST_CASE("a small byte budget evicts least recently used entries", "[runtime]") {
   RuntimeOptions o = small_runtime();
-  Runtime probe{o};
-  REQUIRE(probe.register_engine(cpu_engine()).ok());
-  REQUIRE(probe.run(affine(0), {iota8()}).get().ok());
-  const uint64_t one = probe.cache_stats().bytes;  // one entry with its root
-  REQUIRE(one > 0);
+  const uint64_t one = tenact::testing::affine_entry_bytes(o, cpu_engine());  // one entry with its root
   o.cache_byte_budget = one + one / 2;  // room for one such entry, not two
   Runtime rt{o};
   REQUIRE(rt.register_engine(cpu_engine()).ok());
