@@ -17,7 +17,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=${TENACT_TEST_JOBS:-2}
 bash "$root/scripts/install-deps.sh"
 
-section() { printf '\n== %s ==\n' "$*"; }
+# Each section's heading carries the seconds since the start, so a slow stage
+# shows in CI's log.
+start=$SECONDS
+section() { printf '\n== %s (at %d s) ==\n' "$*" "$((SECONDS - start))"; }
 
 section "release build"
 bash "$root/scripts/build.sh" release
@@ -43,3 +46,4 @@ unset TSAN_OPTIONS
 section "fuzzers"
 bash "$root/scripts/build.sh" fuzz program_fuzzer npy_fuzzer
 bash "$root/fuzz/run_fuzzers.sh" "$root/build-fuzz" "${TENACT_FUZZ_SECONDS:-30}"
+section "done"
