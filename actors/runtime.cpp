@@ -51,8 +51,8 @@ Runtime::Impl::Impl(RuntimeOptions opts) : options(std::move(opts)) {
                                                                 : caf::atom("stealing"));
   cfg.add_thread_hook<MarkRuntimeThreads>();
   system = std::make_unique<caf::actor_system>(cfg);
-  auto planning = cpu::WorkerPool::create(std::max<size_t>(1, options.planning_threads));
-  auto transfers = cpu::WorkerPool::create(1);
+  auto planning = WorkerPool::create(std::max<size_t>(1, options.planning_threads));
+  auto transfers = WorkerPool::create(1);
   if (planning.ok()) planning_pool = std::move(*planning);
   else startup_error = planning.error().with_context("the runtime's planning threads");
   if (transfers.ok()) transfer_pool = std::move(*transfers);

@@ -101,7 +101,7 @@ class Runtime {
  public:
   /// Starts the actor system and the runtime's own threads. When a thread
   /// cannot be started (ResourceExhausted; LimitExceeded for more than
-  /// cpu::WorkerPool::kMaxThreads planning threads), the runtime refuses
+  /// WorkerPool::kMaxThreads planning threads), the runtime refuses
   /// every request with that error, and status() returns it.
   explicit Runtime(RuntimeOptions options = {});
   ~Runtime();

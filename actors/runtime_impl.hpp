@@ -27,7 +27,7 @@
 #include "actors/runtime_caf.hpp"
 #include "actors/runtime.hpp"
 #include "actors/runtime_threads.hpp"
-#include "engines/cpu/kernels/worker_pool.hpp"
+#include "util/worker_pool.hpp"
 #include "transfer/providers.hpp"
 
 namespace tenact {
@@ -47,9 +47,9 @@ struct Runtime::Impl {
   caf::actor_system_config cfg;
   std::unique_ptr<caf::actor_system> system;
   /// Produces prepared entries off the cache actor's thread.
-  std::unique_ptr<cpu::WorkerPool> planning_pool;
+  std::unique_ptr<WorkerPool> planning_pool;
   /// Runs transfers off the scheduler threads.
-  std::unique_ptr<cpu::WorkerPool> transfer_pool;
+  std::unique_ptr<WorkerPool> transfer_pool;
   TransferProviders providers;
 
   mutable std::mutex mutex;

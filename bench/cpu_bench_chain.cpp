@@ -10,7 +10,7 @@
 
 #include "bench/cpu_bench_sections.hpp"
 #include "core/builder.hpp"
-#include "engines/cpu/cpu_program_runner.hpp"
+#include "reference/cpu_reference_runner.hpp"
 #include "engines/cpu/kernels/elementwise_tiles_vmath.hpp"
 #include "engines/cpu/kernels/fused_elementwise.hpp"
 
@@ -59,8 +59,8 @@ cpu::FusedRegion chain_region() {
 // The straightforward loop: libm's tanhf per element, no -ffast-math, the
 // project's flags (Release: -O3; ISO C++, so no FMA contraction), split
 // over the engine's pool like the kernels.
-void hand_loop(cpu::WorkerPool& pool, const float* a, const float* b, const float* c, float* y) {
-  cpu::parallel_for(&pool, kChainElements, cpu::kElementwiseGrain, [=](int64_t begin, int64_t end) {
+void hand_loop(WorkerPool& pool, const float* a, const float* b, const float* c, float* y) {
+  parallel_for(&pool, kChainElements, cpu::kElementwiseGrain, [=](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) y[i] = std::tanh(a[i] * b[i] + c[i]) * 0.5f + a[i];
   });
 }

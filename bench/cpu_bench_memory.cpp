@@ -25,9 +25,9 @@ Status run_and_drop(const cpu::KernelCall& call) {
 
 // Reference: a plain 32x32-blocked transpose of a square f32 matrix over
 // the pool (rows of blocks per task) into a preallocated, mapped output.
-void blocked_transpose(cpu::WorkerPool& pool, const float* src, float* dst, int64_t n) {
+void blocked_transpose(WorkerPool& pool, const float* src, float* dst, int64_t n) {
   constexpr int64_t kBlock = 32;
-  cpu::parallel_for(&pool, n / kBlock, 4, [=](int64_t b0, int64_t b1) {
+  parallel_for(&pool, n / kBlock, 4, [=](int64_t b0, int64_t b1) {
     for (int64_t bi = b0 * kBlock; bi < b1 * kBlock; bi += kBlock)
       for (int64_t bj = 0; bj < n; bj += kBlock)
         for (int64_t i = bi; i < bi + kBlock; ++i)
@@ -96,9 +96,9 @@ void bench_transpose(BenchContext& ctx) {
 
 // memcpy split into one contiguous chunk per pool range (the threads the
 // kernels use).
-void pool_memcpy(cpu::WorkerPool& pool, std::byte* dst, const std::byte* src, size_t bytes) {
+void pool_memcpy(WorkerPool& pool, std::byte* dst, const std::byte* src, size_t bytes) {
   const int64_t blocks = static_cast<int64_t>(bytes / 4096);
-  cpu::parallel_for(&pool, blocks, 1024, [=](int64_t begin, int64_t end) {
+  parallel_for(&pool, blocks, 1024, [=](int64_t begin, int64_t end) {
     const size_t from = static_cast<size_t>(begin) * 4096;
     const size_t to = end == blocks ? bytes : static_cast<size_t>(end) * 4096;
     std::memcpy(dst + from, src + from, to - from);
@@ -140,7 +140,7 @@ void bench_reduce_and_copy(BenchContext& ctx) {
 
   std::byte* dst = copy_dst->data();
   const std::byte* src = x->data();
-  cpu::WorkerPool& pool = ctx.engine.pool();
+  WorkerPool& pool = ctx.engine.pool();
   const Variant variants[] = {
       [&] { return run_and_drop(call); },
       [&]() -> Status {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "core/dim_expr.hpp"
+#include "core/endpoint.hpp"
 #include "core/error.hpp"
 #include "core/op_attrs.hpp"
 #include "core/op_kind.hpp"
@@ -33,14 +34,6 @@
 #include "engines/specialization_types.hpp"
 
 namespace tenact {
-
-/// Where a buffer lives: an engine and one of its storage classes.
-struct Endpoint {
-  std::string engine;         // "cpu", "cuda:0", "sim:2"
-  std::string storage_class;  // "host", "device", "pinned"
-  friend bool operator==(const Endpoint&, const Endpoint&) = default;
-  std::string to_string() const { return engine + "/" + storage_class; }
-};
 
 struct EngineIdentity {
   std::string id;              // unique within a runtime

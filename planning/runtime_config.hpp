@@ -24,6 +24,7 @@
 #include "core/error.hpp"
 #include "core/program.hpp"
 #include "engines/engine.hpp"
+#include "transfer/transfer_route.hpp"
 
 namespace tenact {
 
@@ -61,14 +62,6 @@ struct EngineEntry {
   /// The storage classes program inputs may arrive in (the declared ones,
   /// or the default storage class when none are declared).
   std::vector<std::string> input_storage_classes() const;
-};
-
-struct TransferRoute {
-  Endpoint source;
-  Endpoint destination;
-  /// Who moves the bytes: "host_copy", "cuda_h2d", "sim_link", ...
-  std::string provider;
-  friend bool operator==(const TransferRoute&, const TransferRoute&) = default;
 };
 
 inline constexpr uint64_t kUnlimitedWorkspace = std::numeric_limits<uint64_t>::max();

@@ -63,7 +63,7 @@ std::optional<RunArgs> parse_run_args(const std::vector<std::string>& args, std:
     } else if (a == "--repeat" || a == "--threads") {
       auto v = value(a == "--repeat" ? "--repeat" : "--threads");
       if (!v) return std::nullopt;
-      const uint64_t max = a == "--repeat" ? kMaxRepeat : cpu::WorkerPool::kMaxThreads;
+      const uint64_t max = a == "--repeat" ? kMaxRepeat : WorkerPool::kMaxThreads;
       auto n = parse_count(*v, max);
       if (!n) {
         status = usage_error("run", a + " expects a positive count up to " + std::to_string(max) + ", got '" + *v + "'",

@@ -9,7 +9,7 @@
 
 #include "core/error.hpp"
 #include "engines/cpu/kernels/fused_elementwise.hpp"
-#include "engines/cpu/kernels/worker_pool.hpp"
+#include "util/worker_pool.hpp"
 #include "engines/engine.hpp"
 
 namespace tenact::cpu {

@@ -18,7 +18,7 @@
 #include <string>
 
 #include "engines/cpu/kernels/fused_elementwise.hpp"
-#include "engines/cpu/kernels/worker_pool.hpp"
+#include "util/worker_pool.hpp"
 #include "engines/engine.hpp"
 
 namespace tenact::cpu {

@@ -162,7 +162,7 @@ TEST_CASE("the prepare cache's recency counts memo hits: A, B, A x1000, C evicts
 
 TEST_CASE("a runtime whose threads cannot start refuses every request with the reason", "[runtime][resources]") {
   RuntimeOptions o = small_runtime();
-  o.planning_threads = cpu::WorkerPool::kMaxThreads + 1;
+  o.planning_threads = WorkerPool::kMaxThreads + 1;
   Runtime rt{o};
   REQUIRE_FALSE(rt.status().ok());
   const Error why = rt.status().error();

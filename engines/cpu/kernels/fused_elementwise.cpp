@@ -14,7 +14,7 @@
 #include <string>
 
 #include "engines/cpu/kernels/elementwise_strided.hpp"
-#include "engines/cpu/kernels/worker_pool.hpp"
+#include "util/worker_pool.hpp"
 
 namespace tenact::cpu {
 

@@ -36,9 +36,12 @@
 #include "core/tensor.hpp"
 #include "engines/cpu/kernels/elementwise_kernels.hpp"
 
+namespace tenact {
+class WorkerPool;  // util/worker_pool.hpp
+}  // namespace tenact
+
 namespace tenact::cpu {
 
-class WorkerPool;
 
 /// Elements per tile. Small enough that the input tiles, the live tile
 /// buffers and the output tile of a region stay in L1 together: on the

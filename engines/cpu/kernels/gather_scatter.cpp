@@ -13,7 +13,7 @@
 #include "engines/cpu/kernels/element_bytes.hpp"
 #include "engines/cpu/kernels/layout_kernel_support.hpp"
 #include "engines/cpu/kernels/layout_strided_copy.hpp"
-#include "engines/cpu/kernels/worker_pool.hpp"
+#include "util/worker_pool.hpp"
 
 namespace tenact::cpu {
 

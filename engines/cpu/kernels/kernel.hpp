@@ -28,9 +28,12 @@
 #include "core/shape.hpp"
 #include "core/tensor.hpp"
 
+namespace tenact {
+class WorkerPool;  // util/worker_pool.hpp
+}  // namespace tenact
+
 namespace tenact::cpu {
 
-class WorkerPool;
 
 struct KernelCall {
   OpKind kind;

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "engines/cpu/kernels/element_bytes.hpp"
-#include "engines/cpu/kernels/worker_pool.hpp"
+#include "util/worker_pool.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>

@@ -27,9 +27,12 @@
 
 #include "core/tensor.hpp"
 
+namespace tenact {
+class WorkerPool;  // util/worker_pool.hpp
+}  // namespace tenact
+
 namespace tenact::cpu {
 
-class WorkerPool;
 
 /// A normalized copy, reusable for many (dst, src) base pairs of one shape
 /// and one pair of stride sets (gather copies one window per index).

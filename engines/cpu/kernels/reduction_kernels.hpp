@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "engines/cpu/kernels/reduction_plan.hpp"
-#include "engines/cpu/kernels/worker_pool.hpp"
+#include "util/worker_pool.hpp"
 
 namespace tenact::cpu::reduction {
 

@@ -14,7 +14,7 @@
 #include "core/builder.hpp"
 #include "core/program_json.hpp"
 #include "engines/cpu/cpu_engine.hpp"
-#include "engines/cpu/cpu_program_runner.hpp"
+#include "reference/cpu_reference_runner.hpp"
 #include "host_vectors.hpp"
 
 using namespace tenact;

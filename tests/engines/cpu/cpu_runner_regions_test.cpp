@@ -9,7 +9,7 @@
 #include "tests/engines/cpu/test_engine.hpp"
 #include "core/program_json.hpp"
 #include "engines/cpu/cpu_engine.hpp"
-#include "engines/cpu/cpu_program_runner.hpp"
+#include "reference/cpu_reference_runner.hpp"
 #include "host_vectors.hpp"
 #include "../../planning/staged_programs.hpp"
 

@@ -32,7 +32,7 @@
 #include "engines/cpu/kernels/dot_loops.hpp"
 #include "engines/cpu/kernels/dot_plan.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
-#include "engines/cpu/kernels/worker_pool.hpp"
+#include "util/worker_pool.hpp"
 
 namespace tenact::cpu {
 namespace {

@@ -25,7 +25,7 @@
 #include "engines/cpu/kernels/dtype_dispatch.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
 #include "engines/cpu/kernels/vector_math.hpp"
-#include "engines/cpu/kernels/worker_pool.hpp"
+#include "util/worker_pool.hpp"
 
 namespace tenact::cpu {
 namespace {

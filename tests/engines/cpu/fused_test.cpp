@@ -13,7 +13,7 @@
 #include "core/half.hpp"
 #include "engines/cpu/kernels/fused_elementwise.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
-#include "engines/cpu/kernels/worker_pool.hpp"
+#include "util/worker_pool.hpp"
 
 namespace tenact::cpu {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "tests/engines/cpu/test_engine.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
-#include "engines/cpu/kernels/worker_pool.hpp"
+#include "util/worker_pool.hpp"
 
 // The fixture harness, defined in layout_test.cpp (same test binary).
 namespace tenact::cpu::kernel_fixtures {

@@ -20,7 +20,7 @@
 #include "core/tensor_io.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
 #include "engines/cpu/kernels/layout_strided_copy.hpp"
-#include "engines/cpu/kernels/worker_pool.hpp"
+#include "util/worker_pool.hpp"
 
 namespace tenact::cpu::kernel_fixtures {
 

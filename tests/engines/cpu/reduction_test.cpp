@@ -33,7 +33,7 @@
 #include "core/half.hpp"
 #include "core/tensor_io.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
-#include "engines/cpu/kernels/worker_pool.hpp"
+#include "util/worker_pool.hpp"
 
 namespace tenact::cpu {
 namespace {

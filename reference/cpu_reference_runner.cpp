@@ -1,4 +1,4 @@
-#include "engines/cpu/cpu_program_runner.hpp"
+#include "reference/cpu_reference_runner.hpp"
 
 #include <unordered_map>
 

@@ -1,4 +1,4 @@
-// The CPU worker pool: parallel_for covers [0, n) exactly once with ranges
+// The worker pool: parallel_for covers [0, n) exactly once with ranges
 // fixed by (n, grain, thread_count), the caller takes part (so nesting
 // cannot deadlock), concurrent callers are safe, post runs tasks.
 #include <catch2/catch.hpp>
@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include "tests/engines/cpu/test_engine.hpp"
-#include "engines/cpu/kernels/worker_pool.hpp"
+#include "tests/util/test_pool.hpp"
+#include "util/worker_pool.hpp"
 
-namespace tenact::cpu {
+namespace tenact {
 namespace {
 
 using Ranges = std::vector<std::pair<int64_t, int64_t>>;
@@ -186,4 +186,4 @@ TEST_CASE("a pool over the thread limit is an error, not an attempt", "[worker_p
 }
 
 }  // namespace
-}  // namespace tenact::cpu
+}  // namespace tenact

@@ -1,5 +1,6 @@
-// The CPU engine's worker pool: a fixed set of threads running an Asio
-// io_context, and a blocking parallel_for for kernels.
+// A worker pool: a fixed set of threads running an Asio
+// io_context, and a blocking parallel_for for kernels. Shared by the engines
+// (the CPU engine's kernels) and the runtime's own pools (planning, transfers).
 //
 // Contract:
 // - create() is the only way to make one: starting a thread can fail (the
@@ -26,7 +27,7 @@
 
 #include "core/error.hpp"
 
-namespace tenact::cpu {
+namespace tenact {
 
 class WorkerPool {
  public:
@@ -62,4 +63,4 @@ class WorkerPool {
 void parallel_for(WorkerPool* pool, int64_t n, int64_t grain,
                   const std::function<void(int64_t, int64_t)>& fn);
 
-}  // namespace tenact::cpu
+}  // namespace tenact

@@ -1,7 +1,8 @@
 // Runs a whole semantic program on the CPU engine, step by step on the
-// calling thread (kernels split large work over the engine's pool). The
-// reference executor: `tenact run` uses it until the actor runtime takes
-// over, and tests compare other engines against it.
+// calling thread (kernels split large work over the engine's pool), without
+// the actor runtime: the reference executor that tests and benchmarks
+// compare other paths and engines against. It sits above planning and the
+// CPU engine (it stages and plans regions itself), so neither depends on it.
 //
 // The staged program becomes one BatchWork in planning's sequential step
 // order (sequential_steps) and runs through the CPU engine's batch runner

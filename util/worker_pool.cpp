@@ -12,7 +12,7 @@
 // only touches the shared counter and leaves, so the caller never waits for
 // a task that has not started: a nested call, or a call while every pool
 // thread is busy, finishes on the caller's own thread if need be.
-#include "engines/cpu/kernels/worker_pool.hpp"
+#include "util/worker_pool.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -25,7 +25,7 @@
 #include <asio/io_context.hpp>
 #include <asio/post.hpp>
 
-namespace tenact::cpu {
+namespace tenact {
 
 namespace {
 
@@ -146,4 +146,4 @@ void parallel_for(WorkerPool* pool, int64_t n, int64_t grain,
   pool->parallel_for(n, grain, fn);
 }
 
-}  // namespace tenact::cpu
+}  // namespace tenact
