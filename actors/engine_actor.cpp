@@ -18,7 +18,7 @@ caf::behavior engine_actor(caf::event_based_actor* self, std::shared_ptr<Engine>
       [=](msg::launch_atom, BatchJobPtr job) {
         rt->work_started();
         auto reply = std::move(job->reply);
-        engine->launch_batch(std::move(job->work), [reply = std::move(reply), rt](Result<std::vector<HostTensor>> r) {
+        engine->launch_batch(std::move(job->work), [reply = std::move(reply), rt](Result<std::vector<Tensor>> r) {
           reply(std::move(r));
           rt->work_finished();
         });

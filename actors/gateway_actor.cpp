@@ -22,7 +22,7 @@ runtime_gateway::behavior_type gateway(runtime_gateway::stateful_pointer<Gateway
       [=](msg::run_atom, const RunRequestPtr& request) -> caf::result<RunResultPtr> {
         auto promise = self->make_response_promise<RunResultPtr>();
         if (!request || !request->program) {
-          promise.deliver(std::make_shared<const Result<std::vector<HostTensor>>>(
+          promise.deliver(std::make_shared<const Result<std::vector<Tensor>>>(
               Error{ErrorCode::InvalidAttribute, "run request without a program"}));
           return promise;
         }
@@ -30,9 +30,9 @@ runtime_gateway::behavior_type gateway(runtime_gateway::stateful_pointer<Gateway
         self->state.pending.emplace(id, promise);
         auto me = caf::actor_cast<runtime_gateway>(self);
         runtime->run(request->program, request->inputs, request->options,
-                     [me, id](Result<std::vector<HostTensor>> r) {
+                     [me, id](Result<std::vector<Tensor>> r) {
                        caf::anon_send(me, msg::run_done_atom::value, id,
-                                      std::make_shared<const Result<std::vector<HostTensor>>>(std::move(r)));
+                                      std::make_shared<const Result<std::vector<Tensor>>>(std::move(r)));
                      });
         return promise;
       },

@@ -52,13 +52,13 @@ struct BatchJob {
   /// the one value at its source).
   std::string provider;
   Endpoint source, destination;
-  std::function<void(Result<std::vector<HostTensor>>)> reply;
+  std::function<void(Result<std::vector<Tensor>>)> reply;
 };
 using BatchJobPtr = std::shared_ptr<BatchJob>;
 
 struct BatchResult {
   uint64_t batch_id = 0;
-  Result<std::vector<HostTensor>> result{std::vector<HostTensor>{}};
+  Result<std::vector<Tensor>> result{std::vector<Tensor>{}};
   /// Set when tracing: when each op of the batch ran.
   std::shared_ptr<BatchTimings> timings;
 };

@@ -35,7 +35,7 @@ namespace {
 
 using Self = caf::stateful_actor<PipelineActorState>;
 
-void finish(Self* self, Runtime::Impl* rt, Result<std::vector<HostTensor>> result) {
+void finish(Self* self, Runtime::Impl* rt, Result<std::vector<Tensor>> result) {
   auto& st = self->state;
   if (st.answered) return;
   st.answered = true;
@@ -50,7 +50,7 @@ void finish(Self* self, Runtime::Impl* rt, Result<std::vector<HostTensor>> resul
 
 // Records a finished batch in the run: its outputs, or its failure (also
 // when the outputs do not fit the units).
-void record_batch(PipelineRun& run, std::span<const uint32_t> units, Result<std::vector<HostTensor>> result) {
+void record_batch(PipelineRun& run, std::span<const uint32_t> units, Result<std::vector<Tensor>> result) {
   if (!result.ok()) return run.fail_batch(units, result.error());
   if (Status stored = run.batch_done(units, std::move(*result)); !stored.ok()) run.fail_batch(units, stored.error());
 }
@@ -101,7 +101,7 @@ void dispatch(Self* self, Runtime::Impl* rt) {
     auto job = std::make_shared<BatchJob>();
     job->batch_id = id;
     std::shared_ptr<BatchTimings> timings = rt->options.trace ? std::make_shared<BatchTimings>() : nullptr;
-    job->reply = [me, id, timings](Result<std::vector<HostTensor>> r) {
+    job->reply = [me, id, timings](Result<std::vector<Tensor>> r) {
       caf::anon_send(me, msg::batch_done_atom::value,
                      std::make_shared<BatchResult>(BatchResult{id, std::move(r), timings}));
     };
@@ -236,7 +236,7 @@ void run_single_batch(Runtime::Impl* rt, PipelineRun run, const SymbolBindings& 
   if (!slot) return done(Error{ErrorCode::EngineDown, "engine '" + where.engine + "' is not registered any more"});
   auto once = std::make_shared<std::atomic<bool>>(false);
   auto answer = std::make_shared<ExecuteCallback>(std::move(done));
-  auto fire = [once, answer](Result<std::vector<HostTensor>> r) {
+  auto fire = [once, answer](Result<std::vector<Tensor>> r) {
     if (!once->exchange(true)) (*answer)(std::move(r));
   };
   const uint64_t token = slot->watch->add([fire](const Error& e) { fire(e); });
@@ -253,7 +253,7 @@ void run_single_batch(Runtime::Impl* rt, PipelineRun run, const SymbolBindings& 
   auto units = std::make_shared<std::vector<uint32_t>>(std::move(batches[0].units));
   rt->work_started();
   slot->engine->launch_batch(std::move(work), [rt, state, units, fire, watch = slot->watch, token](
-                                                  Result<std::vector<HostTensor>> r) {
+                                                  Result<std::vector<Tensor>> r) {
     // On an engine thread, or on the caller's when the engine ran the batch
     // inline; either way a request the callback issues must not run inline
     // (which also bounds the stack when callbacks chain requests).
@@ -268,7 +268,7 @@ void run_single_batch(Runtime::Impl* rt, PipelineRun run, const SymbolBindings& 
 }  // namespace
 
 void spawn_pipeline(Runtime::Impl* rt, std::shared_ptr<const PreparedProgram> program,
-                    std::vector<HostTensor> inputs, SymbolBindings symbols, ExecuteCallback done,
+                    std::vector<Tensor> inputs, SymbolBindings symbols, ExecuteCallback done,
                     ExecutionStats* stats) {
   auto plan = rt->plans.get(program);
   if (!plan.ok()) return done(plan.error());

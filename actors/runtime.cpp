@@ -258,7 +258,7 @@ std::future<Result<PreparedProgramPtr>> Runtime::prepare(std::shared_ptr<const S
   return std::move(future);
 }
 
-void Runtime::execute(PreparedProgramPtr prepared, std::vector<HostTensor> inputs, ExecuteCallback done,
+void Runtime::execute(PreparedProgramPtr prepared, std::vector<Tensor> inputs, ExecuteCallback done,
                       ExecutionStats* stats) {
   Impl& rt = *impl_;
   if (!prepared || !prepared->root) return done(Error{ErrorCode::InvalidAttribute, "execute without a prepared program"});
@@ -274,37 +274,50 @@ void Runtime::execute(PreparedProgramPtr prepared, std::vector<HostTensor> input
   if (!symbols.ok()) return done(symbols.error());
   // The inputs must fit what the plan was specialized for.
   auto descriptors = describe_inputs(inputs, Endpoint{});
-  for (size_t i = 0; i < descriptors.size(); ++i)
+  for (size_t i = 0; i < descriptors.size(); ++i) {
     descriptors[i].placement = prepared->root->schedule->endpoint(prepared->root->schedule->input_locations[i]);
+    // A buffer an engine owns must be where the plan takes the input.
+    if (Endpoint at = inputs[i].endpoint(); !at.engine.empty() && !(at == descriptors[i].placement))
+      return done(Error{ErrorCode::InputMismatch,
+                        "input " + std::to_string(i) + " ('" + program.value(program.inputs()[i]).name + "') lives at " +
+                            at.to_string() + "; the plan takes it at " + descriptors[i].placement.to_string()});
+  }
   auto projection = project(program, prepared->requirements, descriptors);
   if (!projection.ok()) return done(projection.error());
   if (!(*projection == prepared->projection))
     return done(Error{ErrorCode::InputMismatch, "the inputs " + to_string(*projection) +
                                                     " do not fit the specialization the program was prepared for " +
                                                     to_string(prepared->projection)});
-  auto tracked = rt.pending.track<std::vector<HostTensor>>(std::move(done), "the run", rt.options.run_deadline);
+  auto tracked = rt.pending.track<std::vector<Tensor>>(std::move(done), "the run", rt.options.run_deadline);
   spawn_pipeline(&rt, std::move(prepared), std::move(inputs), std::move(*symbols), std::move(tracked), stats);
 }
 
-std::future<Result<std::vector<HostTensor>>> Runtime::execute(PreparedProgramPtr prepared,
-                                                              std::vector<HostTensor> inputs) {
-  auto [callback, future] = future_callback<std::vector<HostTensor>>();
+std::future<Result<std::vector<Tensor>>> Runtime::execute(PreparedProgramPtr prepared,
+                                                              std::vector<Tensor> inputs) {
+  auto [callback, future] = future_callback<std::vector<Tensor>>();
   execute(std::move(prepared), std::move(inputs), std::move(callback));
   return std::move(future);
 }
 
-std::future<Result<std::vector<HostTensor>>> Runtime::run(std::shared_ptr<const SemanticProgram> program,
-                                                          std::vector<HostTensor> inputs,
+std::future<Result<std::vector<Tensor>>> Runtime::run(std::shared_ptr<const SemanticProgram> program,
+                                                          std::vector<Tensor> inputs,
                                                           PrepareOptions options) {
-  auto [callback, future] = future_callback<std::vector<HostTensor>>();
+  auto [callback, future] = future_callback<std::vector<Tensor>>();
   run(std::move(program), std::move(inputs), std::move(options), std::move(callback));
   return std::move(future);
 }
 
-void Runtime::run(std::shared_ptr<const SemanticProgram> program, std::vector<HostTensor> inputs,
+void Runtime::run(std::shared_ptr<const SemanticProgram> program, std::vector<Tensor> inputs,
                   PrepareOptions options, ExecuteCallback callback) {
-  auto descriptors = describe_inputs(inputs, Endpoint{});
-  auto shared_inputs = std::make_shared<std::vector<HostTensor>>(std::move(inputs));
+  // An input in an engine's memory is placed where it lives; unowned host
+  // memory may enter wherever the plan takes inputs.
+  std::vector<InputDescriptor> descriptors;
+  descriptors.reserve(inputs.size());
+  for (const Tensor& input : inputs) {
+    Endpoint at = input.endpoint();
+    descriptors.push_back(describe_input(input, at.engine.empty() ? Endpoint{} : std::move(at)));
+  }
+  auto shared_inputs = std::make_shared<std::vector<Tensor>>(std::move(inputs));
   prepare(std::move(program), std::move(descriptors), std::move(options),
           [this, shared_inputs, callback = std::move(callback)](Result<PreparedProgramPtr> prepared) mutable {
             if (!prepared.ok()) return callback(prepared.error());

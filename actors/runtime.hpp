@@ -88,7 +88,7 @@ struct RuntimeOptions {
 
 using PreparedProgramPtr = std::shared_ptr<const PreparedProgram>;
 using PrepareCallback = std::function<void(Result<PreparedProgramPtr>)>;
-using ExecuteCallback = std::function<void(Result<std::vector<HostTensor>>)>;
+using ExecuteCallback = std::function<void(Result<std::vector<Tensor>>)>;
 
 /// Counters of one execution, for tools and tests.
 struct ExecutionStats {
@@ -143,17 +143,17 @@ class Runtime {
   /// does not use, new epochs): it is still the plan preparing would give
   /// for the engines it names. Nothing is re-prepared behind the caller's
   /// back.
-  std::future<Result<std::vector<HostTensor>>> execute(PreparedProgramPtr prepared,
-                                                       std::vector<HostTensor> inputs);
-  void execute(PreparedProgramPtr prepared, std::vector<HostTensor> inputs, ExecuteCallback done,
+  std::future<Result<std::vector<Tensor>>> execute(PreparedProgramPtr prepared,
+                                                       std::vector<Tensor> inputs);
+  void execute(PreparedProgramPtr prepared, std::vector<Tensor> inputs, ExecuteCallback done,
                ExecutionStats* stats = nullptr);
 
   /// prepare() for the inputs' own descriptors (at the most preferred
   /// engine's default storage class), then execute().
-  std::future<Result<std::vector<HostTensor>>> run(std::shared_ptr<const SemanticProgram> program,
-                                                   std::vector<HostTensor> inputs,
+  std::future<Result<std::vector<Tensor>>> run(std::shared_ptr<const SemanticProgram> program,
+                                                   std::vector<Tensor> inputs,
                                                    PrepareOptions options = {});
-  void run(std::shared_ptr<const SemanticProgram> program, std::vector<HostTensor> inputs,
+  void run(std::shared_ptr<const SemanticProgram> program, std::vector<Tensor> inputs,
            PrepareOptions options, ExecuteCallback done);
 
   // -- the prepare cache --------------------------------------------------------

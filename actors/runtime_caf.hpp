@@ -18,11 +18,11 @@ namespace tenact {
 
 struct RunRequest {
   std::shared_ptr<const SemanticProgram> program;
-  std::vector<HostTensor> inputs;
+  std::vector<Tensor> inputs;
   PrepareOptions options;
 };
 using RunRequestPtr = std::shared_ptr<const RunRequest>;
-using RunResultPtr = std::shared_ptr<const Result<std::vector<HostTensor>>>;
+using RunResultPtr = std::shared_ptr<const Result<std::vector<Tensor>>>;
 using CacheStatsReply = std::shared_ptr<const CacheStats>;
 
 namespace msg {

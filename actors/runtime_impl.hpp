@@ -115,7 +115,7 @@ caf::behavior transfer_actor(caf::event_based_actor* self, Runtime::Impl* rt);
 
 /// Spawns the pipeline actor of one run; `done` is called exactly once.
 void spawn_pipeline(Runtime::Impl* rt, std::shared_ptr<const PreparedProgram> program,
-                    std::vector<HostTensor> inputs, SymbolBindings symbols, ExecuteCallback done,
+                    std::vector<Tensor> inputs, SymbolBindings symbols, ExecuteCallback done,
                     ExecutionStats* stats);
 
 }  // namespace tenact

@@ -1,8 +1,6 @@
 // Buffers, checked sizes and strided host tensors (see core/tensor.hpp).
 #include "core/tensor.hpp"
 
-#include <sys/mman.h>
-
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -64,48 +62,6 @@ void for_each_offset_pair(std::span<const int64_t> shape, std::span<const int64_
 }
 
 }  // namespace
-
-// -- Buffer -------------------------------------------------------------------
-
-Result<std::shared_ptr<Buffer>> Buffer::allocate(size_t bytes) {
-  if (bytes > kMaxTensorBytes)
-    return Error{ErrorCode::LimitExceeded, "buffer of " + std::to_string(bytes) +
-                                               " bytes is over the 1 TiB tensor limit"};
-  if (bytes >= kMappedBufferBytes) {
-    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-      return Error{ErrorCode::ResourceExhausted,
-                   "allocation of " + std::to_string(bytes) + " bytes failed (mmap)"};
-    // Advice only: fewer page faults where transparent huge pages are
-    // enabled for madvised regions; harmless where they are not.
-    (void)::madvise(p, bytes, MADV_HUGEPAGE);
-    auto* raw = new (std::nothrow) Buffer(static_cast<std::byte*>(p), bytes, bytes);
-    if (raw == nullptr) {
-      ::munmap(p, bytes);
-      return Error{ErrorCode::ResourceExhausted, "allocation of a buffer descriptor failed"};
-    }
-    return std::shared_ptr<Buffer>(raw);
-  }
-  // aligned_alloc wants a size that is a multiple of the alignment; never 0.
-  size_t rounded = bytes == 0 ? kTensorAlignment
-                              : (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
-  void* p = std::aligned_alloc(kTensorAlignment, rounded);
-  if (p == nullptr)
-    return Error{ErrorCode::ResourceExhausted,
-                 "allocation of " + std::to_string(bytes) + " bytes failed"};
-  std::memset(p, 0, rounded);
-  auto* raw = new (std::nothrow) Buffer(static_cast<std::byte*>(p), bytes, 0);
-  if (raw == nullptr) {
-    std::free(p);
-    return Error{ErrorCode::ResourceExhausted, "allocation of a buffer descriptor failed"};
-  }
-  return std::shared_ptr<Buffer>(raw);
-}
-
-Buffer::~Buffer() {
-  if (mapped_bytes_ != 0) ::munmap(data_, mapped_bytes_);
-  else std::free(data_);
-}
 
 // -- sizes ---------------------------------------------------------------------
 
@@ -287,20 +243,28 @@ Result<HostTensor> HostTensor::contiguous() const {
 Result<HostTensor> HostTensor::clone() const {
   if (!buffer_) return Error{ErrorCode::Internal, "clone of a tensor that has no buffer"};
   TENACT_ASSIGN_OR_RETURN(HostTensor out, zeros(dtype_, shape_));
+  TENACT_TRY(copy_to_dense(out.buffer_->data()));
+  return out;
+}
+
+Status HostTensor::copy_to_dense(std::byte* dst) const {
+  if (!buffer_) return Error{ErrorCode::Internal, "copy of a tensor that has no buffer"};
+  if (!buffer_->host_addressable())
+    return Error{ErrorCode::Internal, "host copy of a tensor in " + buffer_->endpoint().to_string() +
+                                          " memory, which the host cannot address"};
   const int64_t n = element_count();
-  if (n == 0) return out;
+  if (n == 0) return Status{};
   const size_t elem = size_of(dtype_);
   const std::byte* src = buffer_->data();
-  std::byte* dst = out.buffer_->data();
   if (is_contiguous()) {
     std::memcpy(dst, src + static_cast<size_t>(offset_) * elem, static_cast<size_t>(n) * elem);
-    return out;
+    return Status{};
   }
   for_each_offset(shape_, strides_, offset_, [&](int64_t linear, int64_t off) {
     copy_element(dst + static_cast<size_t>(linear) * elem, src + static_cast<size_t>(off) * elem,
                  elem);
   });
-  return out;
+  return Status{};
 }
 
 bool HostTensor::bitwise_equal(const HostTensor& other) const {

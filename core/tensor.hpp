@@ -1,8 +1,15 @@
-// Host tensors: an owning, 64-byte aligned buffer plus dtype, shape, element
+// Tensors: a buffer (core/buffer.hpp: owned by an engine in one of its
+// storage classes, or unowned host memory) plus dtype, shape, element
 // strides and an element offset. Views (transpose, broadcast, slice) share
 // the buffer without copying.
 //
-// Contract: a HostTensor is a value type; copies share the buffer (shallow).
+// A Tensor may live in device memory: its data() is then a device address,
+// for that device's kernels and copies only. HostTensor names a Tensor whose
+// buffer the host can address (is_host()): what the CPU kernels, .npy and
+// JSON I/O take and make. The engine interface, transfers and the runtime
+// pass Tensors and never touch their elements.
+//
+// Contract: a Tensor is a value type; copies share the buffer (shallow).
 // Writers own synchronisation: the runtime writes a tensor only before it
 // is published to another thread. Strides are in elements and may be 0
 // (broadcast) or negative (reverse); `offset` is in elements from the start
@@ -15,49 +22,11 @@
 #include <span>
 #include <vector>
 
+#include "core/buffer.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 
 namespace tenact {
-
-inline constexpr size_t kTensorAlignment = 64;
-/// Largest tensor the runtime agrees to describe or allocate (1 TiB): a
-/// declared shape above it is an error, not an allocation attempt.
-inline constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 40;
-
-/// An owning, aligned, zero-initialized byte buffer.
-///
-/// Buffers of kMappedBufferBytes or more come straight from mmap (zero
-/// pages, no memset; transparent huge pages requested), so a kernel's first
-/// write faults them in on its own threads instead of a single-threaded
-/// memset paying for every page first. Smaller ones come from
-/// aligned_alloc and are zero-filled.
-class Buffer {
- public:
-  /// Allocates `bytes` (0 allowed). Errors: LimitExceeded above
-  /// kMaxTensorBytes; ResourceExhausted when the allocation fails.
-  static Result<std::shared_ptr<Buffer>> allocate(size_t bytes);
-  ~Buffer();
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-
-  std::byte* data() { return data_; }
-  const std::byte* data() const { return data_; }
-  size_t size() const { return size_; }
-
- private:
-  Buffer(std::byte* data, size_t size, size_t mapped_bytes)
-      : data_(data), size_(size), mapped_bytes_(mapped_bytes) {}
-  std::byte* data_;
-  size_t size_;
-  size_t mapped_bytes_;  // non-zero: the length to munmap
-};
-
-/// 32 MiB: below it glibc's dynamic mmap threshold (which grows up to
-/// 32 MiB) lets repeated allocations reuse warm heap pages, cheaper than
-/// faulting in fresh mapped pages per call (measured: a 1 MiB threshold
-/// cost dot_general 512x512 a quarter of its time in page faults).
-inline constexpr size_t kMappedBufferBytes = size_t{32} << 20;
 
 /// Product of dims with overflow and negativity checks. Errors name `what`.
 Result<int64_t> checked_element_count(std::span<const int64_t> dims);
@@ -66,15 +35,16 @@ Result<uint64_t> checked_byte_size(DType dtype, std::span<const int64_t> dims);
 /// Row-major element strides of `dims`.
 std::vector<int64_t> row_major_strides(std::span<const int64_t> dims);
 
-class HostTensor {
+class Tensor {
  public:
-  HostTensor() = default;
+  Tensor() = default;
 
-  /// A new dense row-major tensor, zero-filled.
-  static Result<HostTensor> zeros(DType dtype, std::vector<int64_t> shape);
+  /// A new dense row-major host tensor, zero-filled, in memory from the
+  /// calling thread's host buffer source (Buffer::allocate).
+  static Result<Tensor> zeros(DType dtype, std::vector<int64_t> shape);
   /// A view over an existing buffer. Precondition: every reachable element
   /// lies inside the buffer (checked; error otherwise).
-  static Result<HostTensor> view(std::shared_ptr<Buffer> buffer, DType dtype,
+  static Result<Tensor> view(std::shared_ptr<Buffer> buffer, DType dtype,
                                  std::vector<int64_t> shape, std::vector<int64_t> strides,
                                  int64_t offset);
 
@@ -85,29 +55,39 @@ class HostTensor {
   size_t rank() const { return shape_.size(); }
   int64_t element_count() const;
   const std::shared_ptr<Buffer>& buffer() const { return buffer_; }
+  /// Where its buffer lives (Endpoint::unowned_host() without a buffer).
+  Endpoint endpoint() const { return buffer_ ? buffer_->endpoint() : Endpoint::unowned_host(); }
+  /// True when the host can address its elements (or it has no buffer).
+  bool is_host() const { return buffer_ == nullptr || buffer_->host_addressable(); }
 
   /// True when elements are dense, row-major, starting at offset.
   bool is_contiguous() const;
-  /// Pointer to the element at `offset` (the first logical element).
+  /// Address of the element at `offset` (the first logical element): a
+  /// host pointer only when is_host().
   std::byte* data() const;
   template <class T> T* data_as() const { return reinterpret_cast<T*>(data()); }
 
   // -- views (no copy) ---------------------------------------------------------
-  HostTensor transposed(std::span<const int64_t> permutation) const;
+  Tensor transposed(std::span<const int64_t> permutation) const;
   /// Broadcast to `shape`, `dims[i]` naming the result axis of input axis i.
-  HostTensor broadcast_view(std::vector<int64_t> shape, std::span<const int64_t> dims) const;
+  Tensor broadcast_view(std::vector<int64_t> shape, std::span<const int64_t> dims) const;
   /// Strided slice [start, limit) with step `step` per axis (all valid).
-  HostTensor sliced(std::span<const int64_t> start, std::span<const int64_t> limit,
+  Tensor sliced(std::span<const int64_t> start, std::span<const int64_t> limit,
                     std::span<const int64_t> step) const;
 
+  // -- host tensors only (is_host()) --------------------------------------------
   /// A dense row-major copy (or this tensor itself when already contiguous).
-  Result<HostTensor> contiguous() const;
-  /// Always a fresh dense copy.
-  Result<HostTensor> clone() const;
+  Result<Tensor> contiguous() const;
+  /// Always a fresh dense copy, from the calling thread's host buffer source.
+  Result<Tensor> clone() const;
+  /// Writes the elements, dense and row-major, to `destination` (host
+  /// memory of at least element_count() * size_of(dtype()) bytes).
+  /// Errors: Internal without a buffer or when not is_host().
+  Status copy_to_dense(std::byte* destination) const;
 
   /// Bitwise equality of dtype, shape and every element (NaN payloads
   /// included), regardless of layout.
-  bool bitwise_equal(const HostTensor& other) const;
+  bool bitwise_equal(const Tensor& other) const;
 
  private:
   std::shared_ptr<Buffer> buffer_;
@@ -116,6 +96,9 @@ class HostTensor {
   std::vector<int64_t> strides_;
   int64_t offset_ = 0;
 };
+
+/// A Tensor whose buffer the host can address (see the file comment).
+using HostTensor = Tensor;
 
 /// Calls f(linear_index, element_offset_in_elements) for every element of a
 /// strided shape in row-major order. O(n) with no allocation per element.

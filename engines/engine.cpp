@@ -97,13 +97,13 @@ class BatchChain : public std::enable_shared_from_this<BatchChain> {
     for (;;) {
       if (next_ == work_.ops.size()) return finish();
       const BatchOp& op = work_.ops[next_];
-      std::vector<HostTensor> inputs;
+      std::vector<Tensor> inputs;
       inputs.reserve(op.operands.size());
       for (const BatchRef& ref : op.operands) inputs.push_back(value(ref));
       state_.store(kLaunching);
       auto self = shared_from_this();
       begin_ns_ = work_.timings ? steady_now_ns() : 0;
-      engine_.launch(op.op, std::move(inputs), work_.symbols, [self](Result<std::vector<HostTensor>> r) {
+      engine_.launch(op.op, std::move(inputs), work_.symbols, [self](Result<std::vector<Tensor>> r) {
         if (self->work_.timings)
           self->work_.timings->ops.push_back(OpTiming{static_cast<uint32_t>(self->next_),
                                                       static_cast<uint32_t>(self->next_), self->begin_ns_,
@@ -120,10 +120,10 @@ class BatchChain : public std::enable_shared_from_this<BatchChain> {
  private:
   static constexpr int kLaunching = 0, kCompleted = 1, kReturned = 2;
 
-  const HostTensor& value(const BatchRef& ref) const {
+  const Tensor& value(const BatchRef& ref) const {
     return ref.from == BatchRef::From::Input ? work_.inputs[ref.index] : results_[ref.index][ref.result];
   }
-  void store(Result<std::vector<HostTensor>> r) {
+  void store(Result<std::vector<Tensor>> r) {
     if (!r.ok()) {
       error_ = r.error().with_context("batch op " + std::to_string(next_) + " (" +
                                       std::string{to_string(work_.ops[next_].op->kind)} + ")");
@@ -148,7 +148,7 @@ class BatchChain : public std::enable_shared_from_this<BatchChain> {
     return true;
   }
   void finish() {
-    std::vector<HostTensor> out;
+    std::vector<Tensor> out;
     out.reserve(work_.outputs.size());
     for (const BatchRef& ref : work_.outputs) out.push_back(value(ref));
     done_(std::move(out));
@@ -157,7 +157,7 @@ class BatchChain : public std::enable_shared_from_this<BatchChain> {
   Engine& engine_;
   BatchWork work_;
   LaunchCompletion done_;
-  std::vector<std::vector<HostTensor>> results_;
+  std::vector<std::vector<Tensor>> results_;
   std::optional<Error> error_;
   size_t next_ = 0;
   uint64_t begin_ns_ = 0;
@@ -165,6 +165,11 @@ class BatchChain : public std::enable_shared_from_this<BatchChain> {
 };
 
 }  // namespace
+
+Result<MemoryStats> Engine::memory_stats(std::string_view storage_class) const {
+  return Error{ErrorCode::Unsupported, "engine '" + identity().id + "' keeps no memory statistics for '" +
+                                           std::string{storage_class} + "'"};
+}
 
 void Engine::launch_batch(BatchWork work, LaunchCompletion done) {
   if (Status valid = validate_batch(work); !valid.ok()) return done(valid.error());

@@ -8,11 +8,20 @@
 // - prepare(): pure with respect to the engine's state (it may consult
 //   caches of its own), safe from many threads at once; never blocks on
 //   device work.
-// - allocate(): safe from many threads.
+// - allocate(), memory_stats(): safe from many threads.
 // - launch(): asynchronous. It returns at once; the work runs on the
 //   engine's own threads or streams (never on the caller's), and `done` is
 //   called exactly once, from an engine thread, with the outputs or the
 //   error. Inputs stay alive until `done` runs (the engine holds them).
+//
+// Memory. Values are Tensors over Buffers (core/buffer.hpp) that the engine
+// owns in one of its storage classes: allocate() hands them out, an op's
+// results are buffers of the storage class the op was bound to, and each
+// buffer goes back to its engine's allocator when its last user drops it
+// (after the engine object itself, if need be: buffers keep the allocator
+// alive). Inputs may be any buffer the engine can read at the op's
+// endpoint; nothing outside the engine and its transfer providers reads a
+// buffer that is not host addressable.
 #pragma once
 
 #include <cstdint>
@@ -137,7 +146,7 @@ using PrepareAnswer =
     std::variant<std::shared_ptr<const PreparedOp>, NeedsSpecialization, Unsupported, Error>;
 
 /// Called exactly once per launch, from an engine thread.
-using LaunchCompletion = std::function<void(Result<std::vector<HostTensor>>)>;
+using LaunchCompletion = std::function<void(Result<std::vector<Tensor>>)>;
 
 // -- batches ---------------------------------------------------------------------
 
@@ -192,7 +201,7 @@ uint64_t steady_now_ns();
 /// one completion instead of one per op. Intermediate results the batch
 /// does not output may be freed as soon as their last reader has run.
 struct BatchWork {
-  std::vector<HostTensor> inputs;
+  std::vector<Tensor> inputs;
   std::vector<BatchOp> ops;
   std::vector<BatchRegion> regions;
   /// The results to return, in this order.
@@ -227,14 +236,23 @@ class Engine {
   /// Prepares one op for `request.binding`; see PrepareAnswer.
   virtual PrepareAnswer prepare(const OpPrepareRequest& request) = 0;
 
-  /// A zero-filled dense tensor in `storage_class`. Errors: Unsupported for
-  /// a storage class the engine lacks, LimitExceeded/ExecutionFailed.
-  virtual Result<HostTensor> allocate(std::string_view storage_class, DType dtype,
-                                      std::vector<int64_t> shape) = 0;
+  /// A zero-filled dense tensor in `storage_class`, in a buffer this engine
+  /// owns (endpoint: this engine's id and `storage_class`). Errors:
+  /// Unsupported for a storage class the engine lacks; LimitExceeded for a
+  /// size over the limits or a full device; ResourceExhausted when the
+  /// memory cannot be had.
+  virtual Result<Tensor> allocate(std::string_view storage_class, DType dtype,
+                                  std::vector<int64_t> shape) = 0;
+
+  /// Counters of the allocator behind `storage_class`: bytes allocated now
+  /// (buffers alive), reserved (held from the system, caches included),
+  /// the peak of allocated, allocations and releases. Errors: Unsupported
+  /// for a storage class the engine lacks or does not count (the default).
+  virtual Result<MemoryStats> memory_stats(std::string_view storage_class) const;
 
   /// Runs a prepared op asynchronously (see the file comment). `symbols`
   /// gives every symbol's concrete value for this run.
-  virtual void launch(std::shared_ptr<const PreparedOp> op, std::vector<HostTensor> inputs,
+  virtual void launch(std::shared_ptr<const PreparedOp> op, std::vector<Tensor> inputs,
                       SymbolBindings symbols, LaunchCompletion done) = 0;
 
   /// Runs a batch asynchronously: `done` is called exactly once, from an

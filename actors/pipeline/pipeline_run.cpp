@@ -14,7 +14,7 @@ constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
 Error internal(std::string message) { return Error{ErrorCode::Internal, "pipeline plan: " + std::move(message)}; }
 
-uint64_t logical_bytes(const HostTensor& t) {
+uint64_t logical_bytes(const Tensor& t) {
   const int64_t n = t.element_count();
   return n <= 0 ? 0 : static_cast<uint64_t>(n) * size_of(t.dtype());
 }
@@ -347,13 +347,13 @@ PipelineRun::PipelineRun(std::shared_ptr<const PipelinePlan> plan) : plan_(std::
 }
 
 Result<PipelineRun> PipelineRun::start(std::shared_ptr<const PreparedProgram> program,
-                                       std::vector<HostTensor> inputs) {
+                                       std::vector<Tensor> inputs) {
   TENACT_ASSIGN_OR_RETURN(auto plan, PipelinePlan::build(std::move(program)));
   return start(std::move(plan), std::move(inputs));
 }
 
 Result<PipelineRun> PipelineRun::start(std::shared_ptr<const PipelinePlan> plan,
-                                       std::vector<HostTensor> inputs) {
+                                       std::vector<Tensor> inputs) {
   if (!plan) return Error{ErrorCode::Internal, "pipeline run: no plan"};
   const ExecProgram& e = plan->staging();
   const std::string& name = plan->program().root->program->name();
@@ -376,7 +376,7 @@ Result<PipelineRun> PipelineRun::start(std::shared_ptr<const PipelinePlan> plan,
   return run;
 }
 
-void PipelineRun::hold(CopyId c, HostTensor tensor) {
+void PipelineRun::hold(CopyId c, Tensor tensor) {
   if (readers_left_[c] == 0 && !plan_->is_output(c)) return;
   drop(c);
   held_bytes_[c] = logical_bytes(tensor);
@@ -388,7 +388,7 @@ void PipelineRun::hold(CopyId c, HostTensor tensor) {
 
 void PipelineRun::drop(CopyId c) {
   if (!holding_[c]) return;
-  held_[c] = HostTensor{};
+  held_[c] = Tensor{};
   holding_[c] = 0;
   live_bytes_ -= held_bytes_[c];
   held_bytes_[c] = 0;
@@ -476,8 +476,8 @@ std::vector<PipelineBatch> PipelineRun::take_ready_batches() {
   return batches;
 }
 
-std::vector<HostTensor> PipelineRun::unit_inputs(uint32_t u) const {
-  std::vector<HostTensor> out;
+std::vector<Tensor> PipelineRun::unit_inputs(uint32_t u) const {
+  std::vector<Tensor> out;
   if (u >= unit_count()) return out;
   const PipelineUnit& unit = plan_->unit(u);
   out.reserve(unit.input_copies.size());
@@ -496,7 +496,7 @@ Status PipelineRun::check_in_flight(uint32_t u, std::string_view what) const {
   return ok_status();
 }
 
-Status PipelineRun::check_output(SlotId slot, const HostTensor& tensor, uint32_t unit) const {
+Status PipelineRun::check_output(SlotId slot, const Tensor& tensor, uint32_t unit) const {
   const ValueType& want = plan_->staging().slot_type(slot);
   if (tensor.dtype() == want.dtype && tensor.rank() == want.rank()) return ok_status();
   const std::string who = unit == kNone ? std::string{"a batch"} : plan_->describe_unit(unit);
@@ -505,7 +505,7 @@ Status PipelineRun::check_output(SlotId slot, const HostTensor& tensor, uint32_t
                                         plan_->staging().describe_slot(slot) + ", which is " + want.to_string()};
 }
 
-Status PipelineRun::unit_done(uint32_t u, std::vector<HostTensor> outputs) {
+Status PipelineRun::unit_done(uint32_t u, std::vector<Tensor> outputs) {
   TENACT_TRY(check_in_flight(u, "unit_done"));
   const PipelineUnit& unit = plan_->unit(u);
   if (outputs.size() != unit.outputs.size())
@@ -573,8 +573,8 @@ std::vector<CopyId> PipelineRun::batch_input_ids(std::span<const uint32_t> batch
   return out;
 }
 
-std::vector<HostTensor> PipelineRun::batch_inputs(std::span<const uint32_t> batch) const {
-  std::vector<HostTensor> out;
+std::vector<Tensor> PipelineRun::batch_inputs(std::span<const uint32_t> batch) const {
+  std::vector<Tensor> out;
   for (CopyId c : batch_input_ids(batch)) out.push_back(held_[c]);
   return out;
 }
@@ -609,7 +609,7 @@ std::vector<CopyId> PipelineRun::batch_output_ids(std::span<const uint32_t> batc
   return out;
 }
 
-Status PipelineRun::batch_done(std::span<const uint32_t> batch, std::vector<HostTensor> outputs) {
+Status PipelineRun::batch_done(std::span<const uint32_t> batch, std::vector<Tensor> outputs) {
   const uint32_t stamp = ++stamp_;
   for (uint32_t u : batch) {
     TENACT_TRY(check_in_flight(u, "batch_done"));
@@ -656,7 +656,7 @@ void PipelineRun::fail_batch(std::span<const uint32_t> batch, Error error) {
   cancel();
 }
 
-Result<std::vector<HostTensor>> PipelineRun::take_outputs() {
+Result<std::vector<Tensor>> PipelineRun::take_outputs() {
   if (!finished())
     return Error{ErrorCode::Internal, "take_outputs before the run is finished (" +
                                           std::to_string(in_flight_) + " units in flight, " +
@@ -665,7 +665,7 @@ Result<std::vector<HostTensor>> PipelineRun::take_outputs() {
   if (error_) return *error_;
   if (outputs_taken_) return Error{ErrorCode::Internal, "take_outputs called twice"};
   outputs_taken_ = true;
-  std::vector<HostTensor> out;
+  std::vector<Tensor> out;
   out.reserve(plan_->output_copies().size());
   for (CopyId c : plan_->output_copies()) out.push_back(held_[c]);
   for (CopyId c = 0; c < held_.size(); ++c) drop(c);

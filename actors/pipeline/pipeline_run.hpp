@@ -167,12 +167,12 @@ class PipelineRun {
 
   /// Starts a run: builds the plan, then as start(plan, inputs).
   static Result<PipelineRun> start(std::shared_ptr<const PreparedProgram> program,
-                                   std::vector<HostTensor> inputs);
+                                   std::vector<Tensor> inputs);
   /// `inputs` in program order, already checked against the prepared
   /// signature by the caller; only their count (and each dtype and rank)
   /// is checked here. Errors: InputMismatch.
   static Result<PipelineRun> start(std::shared_ptr<const PipelinePlan> plan,
-                                   std::vector<HostTensor> inputs);
+                                   std::vector<Tensor> inputs);
 
   const PipelinePlan& plan() const { return *plan_; }
   const std::shared_ptr<const PipelinePlan>& plan_ptr() const { return plan_; }
@@ -198,7 +198,7 @@ class PipelineRun {
   /// take_ready, or the first of a batch; an input produced inside its
   /// batch comes back empty (use batch_inputs). Empty tensors after a
   /// failure.
-  std::vector<HostTensor> unit_inputs(uint32_t unit) const;
+  std::vector<Tensor> unit_inputs(uint32_t unit) const;
 
   // -- reports -----------------------------------------------------------------
 
@@ -209,7 +209,7 @@ class PipelineRun {
   /// fail() the unit): Internal for a unit out of range, not started or
   /// already done, a wrong number of outputs, or an output whose dtype or
   /// rank differs from its slot's.
-  Status unit_done(uint32_t unit, std::vector<HostTensor> outputs);
+  Status unit_done(uint32_t unit, std::vector<Tensor> outputs);
   /// Records `error` with the unit named as context unless an error is
   /// already recorded (the first wins), marks the unit finished when it
   /// was in flight, and cancels the run (nothing more starts, every held
@@ -222,7 +222,7 @@ class PipelineRun {
   /// in order of first read (unit order, then input order): what the batch
   /// needs from outside. Held for a batch from take_ready_batches.
   std::vector<SlotCopy> batch_input_copies(std::span<const uint32_t> batch) const;
-  std::vector<HostTensor> batch_inputs(std::span<const uint32_t> batch) const;
+  std::vector<Tensor> batch_inputs(std::span<const uint32_t> batch) const;
   /// Copies the units of `batch` make that are needed after it (read by a
   /// unit outside the batch, or a program output), in unit order, then
   /// output order. Copies read only inside the batch need not come back.
@@ -230,7 +230,7 @@ class PipelineRun {
   /// Every unit of `batch` done at once: `outputs` parallel to
   /// batch_output_copies(batch). Errors as unit_done (Internal; the run is
   /// left unchanged).
-  Status batch_done(std::span<const uint32_t> batch, std::vector<HostTensor> outputs);
+  Status batch_done(std::span<const uint32_t> batch, std::vector<Tensor> outputs);
   /// fail() for a batch: every unit of it in flight is finished; the error
   /// names the batch ("batch of 3 units at cpu/host, op #0 (...) to op #2
   /// (...)"; a batch of one names its unit).
@@ -248,7 +248,7 @@ class PipelineRun {
   /// tensor twice; a passed-through input is the caller's tensor), once the
   /// run is finished; releases everything held. Errors: the run's error;
   /// Internal before the run is finished or when taken twice.
-  Result<std::vector<HostTensor>> take_outputs();
+  Result<std::vector<Tensor>> take_outputs();
 
   // -- accounting ----------------------------------------------------------------
 
@@ -263,7 +263,7 @@ class PipelineRun {
  private:
   explicit PipelineRun(std::shared_ptr<const PipelinePlan> plan);
 
-  void hold(CopyId c, HostTensor tensor);
+  void hold(CopyId c, Tensor tensor);
   void drop(CopyId c);
   void release_reads(const PipelineUnit& unit);
   void finish_unit(uint32_t u);
@@ -271,7 +271,7 @@ class PipelineRun {
   void record_error(Error error);
   Status check_in_flight(uint32_t u, std::string_view what) const;
   /// `unit`: who reported it, for the message (UINT32_MAX: a batch).
-  Status check_output(SlotId slot, const HostTensor& tensor, uint32_t unit) const;
+  Status check_output(SlotId slot, const Tensor& tensor, uint32_t unit) const;
   std::vector<CopyId> batch_input_ids(std::span<const uint32_t> batch) const;
   std::vector<CopyId> batch_output_ids(std::span<const uint32_t> batch) const;
   /// Two fresh stamps for copy_stamp_; returns the first (the second is
@@ -286,7 +286,7 @@ class PipelineRun {
   std::vector<uint32_t> ready_;
   /// Per copy: the tensor held (when holding_), its logical bytes, and the
   /// reading units not yet done.
-  std::vector<HostTensor> held_;
+  std::vector<Tensor> held_;
   std::vector<uint64_t> held_bytes_;
   std::vector<uint8_t> holding_;
   std::vector<uint32_t> readers_left_;

@@ -24,12 +24,15 @@ CpuEngine::CpuEngine(Passkey, CpuEngineOptions options, std::unique_ptr<WorkerPo
   identity_.hardware_class = "x86_64-host";
   identity_.registration = options.registration;
   identity_.context = static_cast<uint64_t>(::getpid());
-  capabilities_.storage_classes = {kHostStorage};
-  capabilities_.default_storage_class = kHostStorage;
+  if (options.storage_classes.empty()) options.storage_classes = {kHostStorage};
+  capabilities_.storage_classes = options.storage_classes;
+  capabilities_.default_storage_class = options.storage_classes.front();
+  for (const auto& storage : options.storage_classes)
+    memories_.push_back(HostBufferSource::create(Endpoint{identity_.id, storage}));
   capabilities_.executable = true;
   capabilities_.op_families = {OpFamily::Elementwise, OpFamily::Reduction, OpFamily::Indexing,
                                OpFamily::Dot, OpFamily::Layout};
-  capabilities_.accepted_input_storage = {kHostStorage};
+  capabilities_.accepted_input_storage = options.storage_classes;
   capabilities_.fused_elementwise_regions = options.fuse_regions;
   set_blas_threads(static_cast<int>(pool_->thread_count()));
 }
@@ -38,7 +41,7 @@ CpuEngine::~CpuEngine() = default;
 
 PrepareAnswer CpuEngine::prepare(const OpPrepareRequest& request) {
   if (request.binding.endpoint.engine != identity_.id ||
-      request.binding.endpoint.storage_class != kHostStorage)
+      memory(request.binding.endpoint.storage_class) == nullptr)
     return Unsupported{"engine '" + identity_.id + "' cannot run at " + request.binding.endpoint.to_string()};
   if (!capabilities_.serves(family_of(request.kind))) {
     std::string what = std::string{to_string(request.kind)};
@@ -48,20 +51,63 @@ PrepareAnswer CpuEngine::prepare(const OpPrepareRequest& request) {
   return std::shared_ptr<const PreparedOp>(PreparedOp::answering(request));
 }
 
-Result<HostTensor> CpuEngine::allocate(std::string_view storage_class, DType dtype,
-                                       std::vector<int64_t> shape) {
-  if (storage_class != kHostStorage)
-    return Error{ErrorCode::Unsupported, "engine '" + identity_.id + "' has no storage class '" +
-                                             std::string{storage_class} + "'"};
-  return HostTensor::zeros(dtype, std::move(shape));
+HostBufferSource* CpuEngine::memory(std::string_view storage_class) const {
+  for (size_t i = 0; i < memories_.size(); ++i)
+    if (capabilities_.storage_classes[i] == storage_class) return memories_[i].get();
+  return nullptr;
 }
 
-void CpuEngine::launch(std::shared_ptr<const PreparedOp> op, std::vector<HostTensor> inputs,
+Result<Tensor> CpuEngine::allocate(std::string_view storage_class, DType dtype,
+                                   std::vector<int64_t> shape) {
+  HostBufferSource* source = memory(storage_class);
+  if (source == nullptr)
+    return Error{ErrorCode::Unsupported, "engine '" + identity_.id + "' has no storage class '" +
+                                             std::string{storage_class} + "'"};
+  HostBufferScope scope(source);
+  return Tensor::zeros(dtype, std::move(shape));
+}
+
+Result<MemoryStats> CpuEngine::memory_stats(std::string_view storage_class) const {
+  HostBufferSource* source = memory(storage_class);
+  if (source == nullptr)
+    return Error{ErrorCode::Unsupported, "engine '" + identity_.id + "' has no storage class '" +
+                                             std::string{storage_class} + "'"};
+  return source->stats();
+}
+
+namespace {
+
+/// InputMismatch naming the first input the host cannot address.
+Status check_host_inputs(std::span<const Tensor> inputs, const std::string& engine) {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!inputs[i].is_host())
+      return Error{ErrorCode::InputMismatch, "input " + std::to_string(i) + " lives in " +
+                                                 inputs[i].endpoint().to_string() +
+                                                 " memory, which CPU engine '" + engine +
+                                                 "' cannot read"};
+  return ok_status();
+}
+
+/// Runs `work` with the kernels' results in `results` (the completion runs
+/// after the scope ends: what it allocates is not the engine's).
+Result<std::vector<Tensor>> run_batch_in(HostBufferSource* results, const BatchWork& work,
+                                         WorkerPool& pool, FusedCounters* counters) {
+  HostBufferScope scope(results);
+  return run_batch_on_cpu(work, pool, counters);
+}
+
+}  // namespace
+
+void CpuEngine::launch(std::shared_ptr<const PreparedOp> op, std::vector<Tensor> inputs,
                        SymbolBindings symbols, LaunchCompletion done) {
+  if (Status host = check_host_inputs(inputs, identity_.id); !host.ok()) return done(host.error());
   WorkerPool* pool = pool_.get();
+  HostBufferSource* results = memory(op->binding.endpoint.storage_class);
+  if (results == nullptr) results = memories_.front().get();
   pool_->post([op = std::move(op), inputs = std::move(inputs), symbols = std::move(symbols),
-               done = std::move(done), pool]() mutable {
+               done = std::move(done), pool, results]() mutable {
     done(guarded("running an op", [&] {
+      HostBufferScope scope(results);  // the kernels' results, not the completion's
       KernelCall call{op->kind, op->attrs, inputs, op->results, symbols, pool};
       return run_kernel(call);
     }));
@@ -70,17 +116,23 @@ void CpuEngine::launch(std::shared_ptr<const PreparedOp> op, std::vector<HostTen
 
 void CpuEngine::launch_batch(BatchWork work, LaunchCompletion done) {
   if (Status valid = validate_batch(work); !valid.ok()) return done(valid.error());
+  if (Status host = check_host_inputs(work.inputs, identity_.id); !host.ok()) return done(host.error());
   WorkerPool* pool = pool_.get();
   FusedCounters* counters = &fused_counters_;
+  // Results go to the memory the batch's ops are bound to (one engine, one
+  // endpoint per batch).
+  HostBufferSource* results =
+      work.ops.empty() ? nullptr : memory(work.ops.front().op->binding.endpoint.storage_class);
+  if (results == nullptr) results = memories_.front().get();
   if (work.caller_may_run && inline_work_limit_ > 0) {
     auto estimate = linear_element_work(work);
     if (estimate && *estimate <= inline_work_limit_) {
       inline_batches_.fetch_add(1, std::memory_order_relaxed);
-      return done(guarded("running a batch", [&] { return run_batch_on_cpu(work, *pool, counters); }));
+      return done(guarded("running a batch", [&] { return run_batch_in(results, work, *pool, counters); }));
     }
   }
-  pool_->post([work = std::move(work), done = std::move(done), pool, counters]() mutable {
-    done(guarded("running a batch", [&] { return run_batch_on_cpu(work, *pool, counters); }));
+  pool_->post([work = std::move(work), done = std::move(done), pool, counters, results]() mutable {
+    done(guarded("running a batch", [&] { return run_batch_in(results, work, *pool, counters); }));
   });
 }
 

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engines/cpu/kernels/fused_elementwise.hpp"
 #include "util/worker_pool.hpp"
@@ -37,6 +38,10 @@ struct CpuEngineOptions {
   /// the launching thread when BatchWork::caller_may_run allows it; 0 never.
   /// 32,768 visits take ~3-10 us on one core here.
   uint64_t inline_work_limit = 32768;
+  /// Its storage classes, each a counted host memory of its own (buffers
+  /// carry endpoint id/CLASS); the first is the default. Tests give a second
+  /// engine e.g. {"pinned"} to have two kinds of host memory to copy between.
+  std::vector<std::string> storage_classes = {"host"};
 };
 
 class CpuEngine final : public Engine {
@@ -53,9 +58,14 @@ class CpuEngine final : public Engine {
   const EngineIdentity& identity() const override { return identity_; }
   const EngineCapabilities& capabilities() const override { return capabilities_; }
   PrepareAnswer prepare(const OpPrepareRequest& request) override;
-  Result<HostTensor> allocate(std::string_view storage_class, DType dtype,
-                              std::vector<int64_t> shape) override;
-  void launch(std::shared_ptr<const PreparedOp> op, std::vector<HostTensor> inputs,
+  /// From the storage class's counted host memory.
+  Result<Tensor> allocate(std::string_view storage_class, DType dtype,
+                          std::vector<int64_t> shape) override;
+  Result<MemoryStats> memory_stats(std::string_view storage_class) const override;
+  /// Results go to the memory of the op's storage class (the kernels
+  /// allocate them from the host buffer source installed while they run).
+  /// Inputs must be host addressable (InputMismatch otherwise).
+  void launch(std::shared_ptr<const PreparedOp> op, std::vector<Tensor> inputs,
               SymbolBindings symbols, LaunchCompletion done) override;
   /// One pool task runs the whole batch (cpu_batch_runner.hpp).
   void launch_batch(BatchWork work, LaunchCompletion done) override;
@@ -71,8 +81,15 @@ class CpuEngine final : public Engine {
   static constexpr const char* kHostStorage = "host";
 
  private:
+  /// The memory of `storage_class`, or nullptr when the engine lacks it.
+  HostBufferSource* memory(std::string_view storage_class) const;
+
   EngineIdentity identity_;
   EngineCapabilities capabilities_;
+  /// One per storage class, parallel to capabilities_.storage_classes.
+  /// Declared before pool_: the pool's threads (joined when pool_ goes)
+  /// may still be using them.
+  std::vector<std::shared_ptr<HostBufferSource>> memories_;
   std::unique_ptr<WorkerPool> pool_;
   FusedCounters fused_counters_;
   uint64_t inline_work_limit_;
