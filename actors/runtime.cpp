@@ -191,9 +191,21 @@ Status Runtime::remove_engine(std::string_view id) {
   return ok_status();
 }
 
+Status Runtime::add_transfer_provider(std::string name, TransferProvider provider) {
+  if (impl_->closing) return impl_->refusal("add_transfer_provider");
+  std::lock_guard lock(impl_->mutex);
+  TENACT_ASSIGN_OR_RETURN(auto next, impl_->config->with_transfer_provider(name));
+  TENACT_TRY(impl_->providers.add(std::move(name), std::move(provider)));
+  impl_->publish(std::move(next));
+  return ok_status();
+}
+
 Status Runtime::add_route(TransferRoute route) {
   if (!impl_->providers.has(route.provider))
     return Error{ErrorCode::Unsupported, "no transfer provider '" + route.provider + "' is registered"};
+  if (!impl_->providers.can_copy(route.provider, route.source, route.destination))
+    return Error{ErrorCode::Unsupported, "transfer provider '" + route.provider + "' cannot copy " +
+                                             route.source.to_string() + " -> " + route.destination.to_string()};
   std::lock_guard lock(impl_->mutex);
   TENACT_ASSIGN_OR_RETURN(auto next, impl_->config->with_route(std::move(route)));
   impl_->publish(std::move(next));

@@ -38,6 +38,7 @@
 #include "planning/prepare_options.hpp"
 #include "planning/prepared_program.hpp"
 #include "planning/runtime_config.hpp"
+#include "transfer/providers.hpp"
 
 namespace tenact {
 
@@ -115,6 +116,14 @@ class Runtime {
   Status register_engine(std::shared_ptr<Engine> engine, uint32_t preference = 0,
                          std::map<std::string, std::string> extension_payloads = {});
   Status remove_engine(std::string_view id);
+  /// Registers a transfer provider under `name` (a new epoch): routes may
+  /// then name it, and preparations after it use those routes; plans made
+  /// before are unchanged. Errors: InvalidAttribute for an empty name, no
+  /// copy function, or a name registered already (built-in: host_copy).
+  Status add_transfer_provider(std::string name, TransferProvider provider);
+  /// Adds a route (one provider per route: remove it to change provider).
+  /// Errors: Unsupported for an unknown provider or one that cannot copy
+  /// between the endpoints; InvalidAttribute as RuntimeConfig::with_route.
   Status add_route(TransferRoute route);
   Status remove_route(const Endpoint& source, const Endpoint& destination);
   RuntimeConfigPtr config() const;

@@ -70,12 +70,14 @@ Result<std::shared_ptr<Buffer>> Buffer::adopt(std::byte* address, size_t bytes, 
                                               std::shared_ptr<BufferAllocator> owner) {
   Buffer* raw = nullptr;
   try {
-    raw = new Buffer(address, bytes, alignment, std::move(endpoint), host_addressable, owner);
+    // The allocation is sequenced before the arguments are evaluated: when
+    // it throws, `owner` has not been moved from.
+    raw = new Buffer(address, bytes, alignment, std::move(endpoint), host_addressable, std::move(owner));
     return std::shared_ptr<Buffer>(raw);
   } catch (const std::bad_alloc&) {
     // Either the descriptor or the shared_ptr's control block: the buffer
     // (when made) is deleted by shared_ptr's constructor, releasing once.
-    if (raw == nullptr) owner->release(address, bytes);
+    if (raw == nullptr && owner) owner->release(address, bytes);
     return Error{ErrorCode::ResourceExhausted, "allocation of a buffer descriptor failed"};
   }
 }

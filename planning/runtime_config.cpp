@@ -166,13 +166,20 @@ Result<RuntimeConfigPtr> RuntimeConfig::with_route(TransferRoute route) const {
       "transfer route " + route.source.to_string() + " -> " + route.destination.to_string();
   if (route.source == route.destination) return invalid(what + " has equal endpoints");
   if (route.provider.empty()) return invalid(what + " needs a provider");
+  if (const TransferRoute* existing = find_route(route.source, route.destination))
+    return invalid(what + " is served by provider '" + existing->provider +
+                   "' already; remove the route first");
   TENACT_ASSIGN_OR_RETURN(auto copy, next());
-  for (TransferRoute& r : copy->routes_)
-    if (r.source == route.source && r.destination == route.destination) {
-      r.provider = std::move(route.provider);
-      return RuntimeConfigPtr{std::move(copy)};
-    }
   copy->routes_.push_back(std::move(route));
+  return RuntimeConfigPtr{std::move(copy)};
+}
+
+Result<RuntimeConfigPtr> RuntimeConfig::with_transfer_provider(std::string name) const {
+  if (name.empty()) return invalid("a transfer provider needs a name");
+  if (std::find(providers_.begin(), providers_.end(), name) != providers_.end())
+    return invalid("transfer provider '" + name + "' is registered already");
+  TENACT_ASSIGN_OR_RETURN(auto copy, next());
+  copy->providers_.push_back(std::move(name));
   return RuntimeConfigPtr{std::move(copy)};
 }
 

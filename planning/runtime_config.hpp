@@ -127,10 +127,18 @@ class RuntimeConfig {
   /// that name the engine stay (planning only uses routes between
   /// registered engines).
   Result<RuntimeConfigPtr> without_engine(std::string_view id) const;
-  /// Adds a route, replacing the provider of an existing one with the same
-  /// endpoints. Errors: InvalidAttribute for an empty engine, storage class
-  /// or provider, or equal endpoints.
+  /// Adds a route. One provider per route: a route with the same endpoints
+  /// must be removed first (plans made over it are then refused, not
+  /// silently moved to another provider). Errors: InvalidAttribute for an
+  /// empty engine, storage class or provider, equal endpoints, or a route
+  /// that exists already (naming its provider).
   Result<RuntimeConfigPtr> with_route(TransferRoute route) const;
+  /// Records a transfer provider registered at run time (a new epoch; the
+  /// built-in ones are not listed). Errors: InvalidAttribute for an empty
+  /// or repeated name.
+  Result<RuntimeConfigPtr> with_transfer_provider(std::string name) const;
+  /// Providers recorded by with_transfer_provider, in order.
+  const std::vector<std::string>& transfer_providers() const { return providers_; }
   /// Errors: InvalidAttribute when there is no such route.
   Result<RuntimeConfigPtr> without_route(const Endpoint& source, const Endpoint& destination) const;
   Result<RuntimeConfigPtr> with_policy(ExecutionPolicy policy) const;
@@ -145,6 +153,7 @@ class RuntimeConfig {
   ExecutionPolicy policy_;
   std::vector<EngineEntry> engines_;
   std::vector<TransferRoute> routes_;
+  std::vector<std::string> providers_;
   /// Last registration number per engine id, kept after removal.
   std::map<std::string, uint64_t, std::less<>> registrations_;
   /// First-registration order of the current engines (preference ties).

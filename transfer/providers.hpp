@@ -11,12 +11,13 @@
 // memories (two engines' host storage classes are distinct memories: the
 // destination never aliases the source).
 //
-// Thread-safety: add() before the providers are shared; run() from any
-// thread.
+// Thread-safety: every member from any thread, also while copies run.
 #pragma once
 
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -37,22 +38,40 @@ struct TransferRequest {
 
 using TransferFn = std::function<Result<Tensor>(const TransferRequest& request)>;
 
-/// The built-in host_copy provider.
+/// A named way of moving values: the copy, and which routes it serves.
+struct TransferProvider {
+  TransferFn copy;
+  /// Whether it can move values from `from` to `to` (asked when a route is
+  /// added); empty: every route.
+  std::function<bool(const Endpoint& from, const Endpoint& to)> can_copy;
+};
+
+/// The built-in host_copy provider's copy.
 Result<Tensor> host_copy(const TransferRequest& request);
 
 class TransferProviders {
  public:
   /// With the built-in providers.
   TransferProviders();
-  void add(std::string name, TransferFn provider);
+  /// Errors: InvalidAttribute for an empty name, a provider without a copy,
+  /// or a name that is registered already (a provider is never replaced:
+  /// plans made with it would silently change).
+  Status add(std::string name, TransferProvider provider);
   bool has(std::string_view name) const;
-  /// Moves `request.value` with `provider`. Errors: Unsupported naming an
-  /// unknown provider; the provider's own errors with the route as context
-  /// ("transfer cpu/host -> cpu:1/pinned via host_copy: ...").
+  /// Whether `name` is registered and serves from -> to.
+  bool can_copy(std::string_view name, const Endpoint& from, const Endpoint& to) const;
+  /// Moves `request.value` with `provider`, on the calling thread. Errors:
+  /// Unsupported naming an unknown provider; the provider's own errors with
+  /// the route as context ("transfer cpu/host -> cpu:1/pinned via
+  /// host_copy: ...").
   Result<Tensor> run(std::string_view provider, const TransferRequest& request) const;
 
  private:
-  std::map<std::string, TransferFn, std::less<>> providers_;
+  std::shared_ptr<const TransferProvider> find(std::string_view name) const;
+
+  /// Guards providers_ (lookups copy the pointer; copies run unlocked).
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<const TransferProvider>, std::less<>> providers_;
 };
 
 }  // namespace tenact

@@ -5,6 +5,8 @@
 // values are derived by hand.
 #include <catch2/catch.hpp>
 
+#include <atomic>
+
 #include "actors/runtime.hpp"
 #include "core/program_json.hpp"
 #include "engines/cpu/cpu_engine.hpp"
@@ -119,7 +121,7 @@ TEST_CASE("a plan whose engine was removed or registered again is refused", "[ru
   }
 }
 
-TEST_CASE("a plan whose transfer route was removed or given another provider is refused",
+TEST_CASE("a plan whose transfer route was removed or given another provider is refused, and a provider added at run time serves the next plan",
           "[runtime][validity]") {
   Runtime rt{small_runtime()};
   REQUIRE(rt.register_engine(cpu_engine("cpu"), 0).ok());
@@ -133,6 +135,50 @@ TEST_CASE("a plan whose transfer route was removed or given another provider is 
   CHECK(e.code() == ErrorCode::BindingMismatch);
   CHECK_THAT(e.message(), Catch::StartsWith("the plan of program 'affine4' moves values from cpu:1/host to cpu/host "
                                             "via host_copy, a route that was removed since it was prepared"));
+
+  // A provider added at run time serves the route now: the next preparation
+  // uses it; the earlier plan stays refused and never reaches it.
+  auto copies = std::make_shared<std::atomic<int>>(0);
+  TransferProvider counted{[copies](const TransferRequest& r) {
+                             copies->fetch_add(1);
+                             return host_copy(r);
+                           },
+                           {}};
+  REQUIRE(rt.add_transfer_provider("counted_copy", counted).ok());
+  REQUIRE(rt.add_route(TransferRoute{{"cpu:1", "host"}, {"cpu", "host"}, "counted_copy"}).ok());
+  const Error still = execute_error(rt, prepared);
+  CHECK(still.code() == ErrorCode::BindingMismatch);
+  CHECK_THAT(still.message(), Catch::Contains("via host_copy"));
+  CHECK(copies->load() == 0);
+  const PreparedProgramPtr again = prepare_on(rt, 4, {}, Endpoint{"cpu:1", "host"});
+  check_affine(rt.execute(again, {iota8()}).get(), 4);
+  CHECK(copies->load() == 1);
+}
+
+TEST_CASE("one provider per name and per route, and a provider that cannot copy a route is refused",
+          "[runtime][transfer]") {
+  Runtime rt{small_runtime()};
+  const uint64_t epoch = rt.config()->epoch();
+  auto refused = rt.add_transfer_provider("host_copy", TransferProvider{host_copy, {}});
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message() == "transfer provider 'host_copy' is registered already");
+  CHECK(rt.add_transfer_provider("nothing", TransferProvider{}).error().message() ==
+        "transfer provider 'nothing' has no copy function");
+  CHECK(rt.config()->epoch() == epoch);
+  // A provider that only serves routes into cpu:1.
+  TransferProvider into_cpu1{host_copy, [](const Endpoint&, const Endpoint& to) { return to.engine == "cpu:1"; }};
+  REQUIRE(rt.add_transfer_provider("into_cpu1", into_cpu1).ok());
+  CHECK(rt.config()->epoch() == epoch + 1);
+  CHECK(rt.add_transfer_provider("into_cpu1", into_cpu1).error().message() ==
+        "transfer provider 'into_cpu1' is registered already");
+  CHECK(rt.add_route(TransferRoute{{"cpu", "host"}, {"cpu:2", "host"}, "into_cpu1"}).error().message() ==
+        "transfer provider 'into_cpu1' cannot copy cpu/host -> cpu:2/host");
+  REQUIRE(rt.add_route(TransferRoute{{"cpu", "host"}, {"cpu:1", "host"}, "into_cpu1"}).ok());
+  auto second = rt.add_route(TransferRoute{{"cpu", "host"}, {"cpu:1", "host"}, "host_copy"});
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.error().message() ==
+        "transfer route cpu/host -> cpu:1/host is served by provider 'into_cpu1' already; remove the route first");
+  CHECK(rt.config()->find_route({"cpu", "host"}, {"cpu:1", "host"})->provider == "into_cpu1");
 }
 
 TEST_CASE("the prepare cache's recency counts memo hits: A, B, A x1000, C evicts B", "[runtime][cache]") {

@@ -95,7 +95,7 @@ TEST_CASE("a buffer keeps its source alive and goes back to it after the owner l
   CHECK(weak.expired());
 }
 
-TEST_CASE("the thread's host buffer source takes Buffer::allocate and tensors; scopes nest", "[buffer]") {
+TEST_CASE("the thread's host buffer source takes Buffer::allocate and tensors, and scopes nest", "[buffer]") {
   auto outer = HostBufferSource::create(Endpoint{"cpu", "host"});
   auto inner = HostBufferSource::create(Endpoint{"cpu:1", "pinned"});
   {

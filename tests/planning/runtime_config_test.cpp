@@ -148,7 +148,7 @@ TEST_CASE("extension slots carry their planning payload and its fingerprint", "[
   CHECK_FALSE(*soft == *topk);
 }
 
-TEST_CASE("routes are found by their endpoints and a second add replaces the provider",
+TEST_CASE("routes are found by their endpoints and a second provider for one route is refused",
           "[runtime_config]") {
   const Endpoint pinned{"cpu", "pinned"};
   auto c = RuntimeConfig::initial(1);
@@ -162,10 +162,31 @@ TEST_CASE("routes are found by their endpoints and a second add replaces the pro
   CHECK(from_host[0]->destination == kDev);
   CHECK(from_host[1]->destination == pinned);
   CHECK(c->routes_from(pinned).empty());
-  c = ok(c->with_route({kHost, kDev, "dma"}));
+  const uint64_t before = c->epoch();
+  auto second = c->with_route({kHost, kDev, "dma"});
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.error().code() == ErrorCode::InvalidAttribute);
+  CHECK(second.error().message() ==
+        "transfer route cpu/host -> sim:0/device is served by provider 'sim_link' already; remove the route first");
+  CHECK(c->find_route(kHost, kDev)->provider == "sim_link");
+  CHECK(c->epoch() == before);
+  // Removed first, the route takes the other provider (last in order now).
+  c = ok(ok(c->without_route(kHost, kDev))->with_route({kHost, kDev, "dma"}));
   CHECK(c->routes().size() == 3);
   CHECK(c->find_route(kHost, kDev)->provider == "dma");
   CHECK(c->find_route(kDev, kHost)->provider == "sim_link");
+  CHECK(c->epoch() == before + 2);
+}
+
+TEST_CASE("a transfer provider registered at run time is a new epoch, once per name", "[runtime_config]") {
+  auto c = RuntimeConfig::initial(1);
+  CHECK(c->transfer_providers().empty());
+  auto with = ok(c->with_transfer_provider("dma"));
+  CHECK(with->epoch() == c->epoch() + 1);
+  CHECK(with->transfer_providers() == std::vector<std::string>{"dma"});
+  CHECK(c->transfer_providers().empty());  // snapshots are immutable
+  CHECK(fails(with->with_transfer_provider("dma")).message() == "transfer provider 'dma' is registered already");
+  CHECK(fails(with->with_transfer_provider("")).message() == "a transfer provider needs a name");
 }
 
 TEST_CASE("invalid changes are refused with a message naming what is wrong", "[runtime_config]") {
