@@ -1,5 +1,5 @@
-// Shapes of dimension expressions with their extent kind (seed 000's
-// ShapeExtent): exact, an upper bound known before running, or unknown.
+// Shapes of dimension expressions with their extent kind: exact, an upper
+// bound known before running, or unknown.
 #pragma once
 
 #include <string>

@@ -77,7 +77,7 @@ struct EngineCapabilities {
 // -- preparing one op ----------------------------------------------------------------
 
 /// Where and how an op is asked to run: the endpoint and the identity of
-/// everything the plan is valid for (seed 000's PreparedOperationBinding).
+/// everything the plan is valid for.
 /// A plan is valid only for the runtime, configuration epoch and engine
 /// registration it was prepared under.
 struct OpBinding {

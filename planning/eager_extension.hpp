@@ -1,5 +1,4 @@
-// The eager single-op path for extension ops (seed 000's
-// prepare_extension_immediate): one extension op prepared directly
+// The eager single-op path for extension ops: one extension op prepared directly
 // against one exact engine — no staging, no dispatch search, no cache —
 // with the same filters and validations as the compiled path.
 //

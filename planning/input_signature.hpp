@@ -1,5 +1,5 @@
 // Input descriptors: everything about one caller input that a prepared plan
-// may specialize on (seed 000's InputSignature entry): dtype, concrete
+// may specialize on: dtype, concrete
 // shape, placement, strides (layout) and alignment. planning/signature.hpp's
 // InputSignature is the dtype+shape part that binding and guards need.
 //

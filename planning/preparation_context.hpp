@@ -1,4 +1,4 @@
-// The preparation context (seed 000, resolve_preparation_context): which
+// The preparation context: which
 // engine and storage class runs each op, where each input enters, and the
 // scheduled graph with its transfers — everything a prepared program's
 // root depends on, decided before any engine is asked to prepare an op.
@@ -50,7 +50,8 @@
 
 namespace tenact {
 
-/// The seed's hard limit on dispatch selections tried per storage class.
+/// The hard limit on dispatch selections tried per storage class; past it,
+/// preparation fails with DispatchSearchBudgetExceeded.
 inline constexpr uint64_t kDispatchSearchBudget = 4096;
 
 /// Where one op runs and, for an extension op, the slot serving it.

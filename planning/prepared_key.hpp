@@ -1,5 +1,5 @@
-// The prepared-entry key of the prepare cache (seed 000's
-// PreparedRootIdentity and PreparedEntryKey): everything a prepared program
+// The prepared-entry key of the prepare cache (a root identity and an entry
+// key): everything a prepared program
 // depends on, with a 128-bit compact digest for hashing and an exact
 // equality that settles digest collisions.
 //
@@ -22,7 +22,7 @@
 
 namespace tenact {
 
-/// The planning policy resolved for one engine (seed's ResolvedPlanningKey).
+/// The planning policy resolved for one engine, as it enters the key.
 struct PlanningKey {
   std::string hardware_class;
   uint64_t workspace_limit_bytes = kUnlimitedWorkspace;

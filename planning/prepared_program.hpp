@@ -1,5 +1,5 @@
-// Prepared programs (seed 000's PreparedProgramRoot, PreparedProgram,
-// prepare_entry and prepare_for): a root shared by every specialization of
+// Prepared programs (a root, its entries, and the functions that produce
+// them): a root shared by every specialization of
 // one preparation context (identity, program, staging, schedule,
 // elementwise regions, extension planning), and per specialization the
 // ops prepared by their engines, each validated against what was asked.
@@ -145,8 +145,8 @@ Status validate_prepared_op(const PreparedOp& op, const OpPrepareRequest& reques
 using EntrySource = std::function<ProducedEntry(const PreparedEntryKey& key,
                                                 const std::shared_ptr<const PreparedRoot>& shared_root)>;
 
-/// Where one preparation stands on its way through prepared entries (seed
-/// 000's prepare_for loop, one step at a time): the key to look up now,
+/// Where one preparation stands on its way through prepared entries (the
+/// preparation loop, one step at a time): the key to look up now,
 /// how to produce its entry, and whether a produced entry settles the
 /// preparation or re-keys it. prepare_program steps it in a loop; the
 /// prepare-cache actor steps it one message at a time. Not thread-safe:
@@ -180,7 +180,7 @@ struct PrepareReport {
   std::optional<PreparedEntryKey> key;
 };
 
-/// The whole preparation of seed 000's prepare_for, without a cache when
+/// The whole preparation of a program, without a cache when
 /// `source` is empty: checks the signature (arity, dtypes, ranks, guards)
 /// first, resolves the context, then keys and produces entries, following
 /// redirects (SpecializationRetryLimitExceeded past the retry bound,

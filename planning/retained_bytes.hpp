@@ -1,5 +1,5 @@
 // Retained-bytes accounting: how many bytes a cached planning value keeps
-// alive, for the prepare cache's byte budget (seed 000's *_retained_bytes).
+// alive, for the prepare cache's byte budget.
 // Logical sizes — the object itself plus what it owns on the heap (vector
 // elements, string characters, constant data, dimension-expression nodes
 // at an estimated size) — not allocator-exact figures, but deterministic

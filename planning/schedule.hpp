@@ -1,6 +1,6 @@
 // The scheduled graph: a staged program placed on endpoints, with a
 // transfer node wherever a value must move to another endpoint, inserted
-// only along registered routes (seed 000's ScheduledGraph). The pipeline
+// only along registered routes. The pipeline
 // walks it: a node may start once every node in its `dependencies` has
 // finished; a node's `releases` say which value copies nobody reads after
 // it, so they can be freed as soon as it has finished.

@@ -1,4 +1,4 @@
-// The specialization loop of preparation (seed 000, prepare_for): start
+// The specialization loop of preparation: start
 // from polymorphic requirements; when an engine answers
 // NeedsSpecialization, merge its requirements into the current ones, check
 // that the result strictly widens them, count the redirect against the
@@ -46,7 +46,7 @@ Result<SpecializationRequirements> merge_requirements(const SpecializationRequir
                                                       const SpecializationRequirements& b,
                                                       size_t inputs);
 
-/// Edges one input can still widen along (seed 000, input_retry_bound):
+/// Edges one input can still widen along (what bounds the retries):
 /// !dtype + !rank + (rank - |concrete dims|) + placement edges (None 2,
 /// StorageClass 1, Device 0) + layout edges (same) + alignment edges
 /// (required none: 64 if the input's alignment is known, else 0; required

@@ -1,5 +1,4 @@
-// The eager single-op extension path (seed 000's
-// prepare_extension_immediate): pinned to one exact engine, Unsupported
+// The eager single-op extension path: pinned to one exact engine, Unsupported
 // for engines that cannot serve, NoInputIngress, and the same plan
 // validation as the compiled path.
 #include <catch2/catch.hpp>

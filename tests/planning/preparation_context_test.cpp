@@ -1,4 +1,4 @@
-// The preparation context (seed 000's resolve_preparation_context) over
+// The preparation context over
 // scripted engines: candidates and the executable filter, dispatch per
 // storage class, the preference search then the Cartesian search under its
 // budget, input ingress, transfers only along registered routes, the

@@ -150,7 +150,7 @@ TEST_CASE("a redirect that adds nothing is a deterministic NonWideningSpecializa
 TEST_CASE("an engine that keeps redirecting hits the retry limit", "[prepared]") {
   // The engine widens by one lattice edge per answer: per input dtype,
   // rank, each axis, placement twice, layout twice, then alignment. The
-  // inputs' alignment is unknown, so (seed 000 input_retry_bound) each
+  // inputs' alignment is unknown, so (input_retry_bound) each
   // contributes 1 + 1 + 2 + 2 + 2 + 0 = 8 edges: a bound of 16. Every
   // answer strictly widens, and the 17th exceeds the bound.
   World w;

@@ -1,5 +1,5 @@
 // The specialization loop: strict widening field by field, merging, the
-// retry bound (hand-derived from seed 000's input_retry_bound), and the
+// retry bound (hand-derived from input_retry_bound's definition), and the
 // redirect helper with its NonWideningSpecialization and
 // SpecializationRetryLimitExceeded errors, driven by a small fake engine.
 #include <catch2/catch.hpp>
