@@ -171,9 +171,32 @@ Result<MemoryStats> Engine::memory_stats(std::string_view storage_class) const {
                                            std::string{storage_class} + "'"};
 }
 
+LaunchCompletion signal_then(EventPtr signal, LaunchCompletion done) {
+  if (!signal) return done;
+  return [signal = std::move(signal), done = std::move(done)](Result<std::vector<Tensor>> r) {
+    signal->signal(r.ok() ? ok_status() : Status{r.error()});
+    done(std::move(r));
+  };
+}
+
+Status check_queue(const BatchWork& work, const EngineIdentity& engine, const EngineCapabilities& capabilities) {
+  if (work.queue == BatchWork::kAnyQueue || work.queue < capabilities.queues) return ok_status();
+  return Error{ErrorCode::Internal, "engine '" + engine.id + "' has " + std::to_string(capabilities.queues) +
+                                        " queues; a batch was sent to queue " + std::to_string(work.queue)};
+}
+
 void Engine::launch_batch(BatchWork work, LaunchCompletion done) {
-  if (Status valid = validate_batch(work); !valid.ok()) return done(valid.error());
-  std::make_shared<BatchChain>(*this, std::move(work), std::move(done))->run();
+  LaunchCompletion finish = signal_then(std::move(work.signal), std::move(done));
+  if (Status valid = validate_batch(work); !valid.ok()) return finish(valid.error());
+  if (Status queue = check_queue(work, identity(), capabilities()); !queue.ok()) return finish(queue.error());
+  if (work.waits.empty())
+    return std::make_shared<BatchChain>(*this, std::move(work), std::move(finish))->run();
+  std::vector<EventPtr> waits = std::move(work.waits);
+  auto chain = std::make_shared<BatchChain>(*this, std::move(work), finish);
+  when_all_signaled(waits, [chain, finish](Status ready) {
+    if (!ready.ok()) return finish(ready.error());
+    chain->run();
+  });
 }
 
 }  // namespace tenact

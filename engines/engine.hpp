@@ -40,6 +40,7 @@
 #include "core/op_kind.hpp"
 #include "core/shape.hpp"
 #include "core/tensor.hpp"
+#include "engines/event.hpp"
 #include "engines/specialization_types.hpp"
 
 namespace tenact {
@@ -69,6 +70,9 @@ struct EngineCapabilities {
   /// Runs planned elementwise regions (planning/elementwise_regions.hpp)
   /// as one fused pass; planning forms regions only on such engines.
   bool fused_elementwise_regions = false;
+  /// In-order queues (streams) a batch may name (BatchWork::queue): 0 to
+  /// queues - 1. 0: none; batches then go with kAnyQueue only.
+  uint32_t queues = 0;
 
   bool serves(OpFamily family) const;
   bool has_extension(std::string_view family) const;
@@ -219,12 +223,32 @@ struct BatchWork {
   /// Optional, empty or one per op: how errors name each op (otherwise
   /// "batch op I (KIND)"); for callers that know the program behind a batch.
   std::vector<std::string> op_names;
+
+  // -- queues and events ---------------------------------------------------------
+  /// The queue it goes to: batches of one queue start in submission order,
+  /// each after the previous one has finished. kAnyQueue: the engine
+  /// chooses, with no order relative to other batches.
+  uint32_t queue = kAnyQueue;
+  static constexpr uint32_t kAnyQueue = UINT32_MAX;
+  /// The batch starts only once every one is signalled; when one failed,
+  /// the batch does not run and fails with that error ("waiting on ...").
+  std::vector<EventPtr> waits;
+  /// When set, signalled with the batch's outcome once it has run (or
+  /// failed), before `done` is called.
+  EventPtr signal;
 };
+
+/// `done` preceded by signalling `signal` (when set) with the outcome: what
+/// an engine calls to finish a batch (BatchWork::signal).
+LaunchCompletion signal_then(EventPtr signal, LaunchCompletion done);
 
 /// Checks the refs of `work` (each points at an input or an earlier op's
 /// result that exists; regions lie within the ops, in order, without
 /// overlap). Errors: Internal naming the first bad ref.
 Status validate_batch(const BatchWork& work);
+/// Internal error naming the engine when work.queue is neither kAnyQueue
+/// nor one of the engine's queues.
+Status check_queue(const BatchWork& work, const EngineIdentity& engine, const EngineCapabilities& capabilities);
 
 class Engine {
  public:
@@ -257,9 +281,12 @@ class Engine {
 
   /// Runs a batch asynchronously: `done` is called exactly once, from an
   /// engine thread, with work.outputs' tensors or the first error (its
-  /// message names the failing op; later ops do not run). The default
-  /// chains launch() calls, each next op launched from the previous one's
-  /// completion (no fusion); engines override it to run a batch in one go.
+  /// message names the failing op; later ops do not run). Honours
+  /// work.queue, work.waits and work.signal (see BatchWork); a queue the
+  /// engine does not have is an Internal error. The default waits for
+  /// work.waits, then chains launch() calls, each next op launched from the
+  /// previous one's completion (no fusion, no queues); engines override it
+  /// to run a batch in one go and to keep queues.
   virtual void launch_batch(BatchWork work, LaunchCompletion done);
 };
 

@@ -34,10 +34,16 @@ CpuEngine::CpuEngine(Passkey, CpuEngineOptions options, std::unique_ptr<WorkerPo
                                OpFamily::Dot, OpFamily::Layout};
   capabilities_.accepted_input_storage = options.storage_classes;
   capabilities_.fused_elementwise_regions = options.fuse_regions;
+  capabilities_.queues = static_cast<uint32_t>(pool_->thread_count());
+  for (uint32_t q = 0; q < capabilities_.queues; ++q)
+    queues_.push_back(HostQueue::create(*pool_, "queue " + std::to_string(q) + " of engine '" + identity_.id + "'"));
   set_blas_threads(static_cast<int>(pool_->thread_count()));
 }
 
-CpuEngine::~CpuEngine() = default;
+CpuEngine::~CpuEngine() {
+  queues_.clear();  // work on the pool still holds the queues it serves
+  pool_.reset();
+}
 
 PrepareAnswer CpuEngine::prepare(const OpPrepareRequest& request) {
   if (request.binding.endpoint.engine != identity_.id ||
@@ -115,8 +121,10 @@ void CpuEngine::launch(std::shared_ptr<const PreparedOp> op, std::vector<Tensor>
 }
 
 void CpuEngine::launch_batch(BatchWork work, LaunchCompletion done) {
-  if (Status valid = validate_batch(work); !valid.ok()) return done(valid.error());
-  if (Status host = check_host_inputs(work.inputs, identity_.id); !host.ok()) return done(host.error());
+  LaunchCompletion finish = signal_then(std::move(work.signal), std::move(done));
+  if (Status valid = validate_batch(work); !valid.ok()) return finish(valid.error());
+  if (Status queue = check_queue(work, identity_, capabilities_); !queue.ok()) return finish(queue.error());
+  if (Status host = check_host_inputs(work.inputs, identity_.id); !host.ok()) return finish(host.error());
   WorkerPool* pool = pool_.get();
   FusedCounters* counters = &fused_counters_;
   // Results go to the memory the batch's ops are bound to (one engine, one
@@ -124,16 +132,31 @@ void CpuEngine::launch_batch(BatchWork work, LaunchCompletion done) {
   HostBufferSource* results =
       work.ops.empty() ? nullptr : memory(work.ops.front().op->binding.endpoint.storage_class);
   if (results == nullptr) results = memories_.front().get();
+  bool here = false;
   if (work.caller_may_run && inline_work_limit_ > 0) {
     auto estimate = linear_element_work(work);
-    if (estimate && *estimate <= inline_work_limit_) {
-      inline_batches_.fetch_add(1, std::memory_order_relaxed);
-      return done(guarded("running a batch", [&] { return run_batch_in(results, work, *pool, counters); }));
-    }
+    if (estimate && *estimate <= inline_work_limit_) here = true;
   }
-  pool_->post([work = std::move(work), done = std::move(done), pool, counters, results]() mutable {
-    done(guarded("running a batch", [&] { return run_batch_in(results, work, *pool, counters); }));
-  });
+  const uint32_t queue = work.queue;
+  std::vector<EventPtr> waits = std::move(work.waits);
+  auto run = [work = std::move(work), finish, pool, counters, results](Status ready) {
+    if (!ready.ok()) return finish(ready.error());
+    finish(guarded("running a batch", [&] { return run_batch_in(results, work, *pool, counters); }));
+  };
+  if (queue != BatchWork::kAnyQueue) {
+    if (queues_[queue]->submit(std::move(waits), std::move(run), here))
+      inline_batches_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  if (waits.empty() && here) {
+    inline_batches_.fetch_add(1, std::memory_order_relaxed);
+    return run(ok_status());
+  }
+  if (waits.empty()) return pool_->post([run = std::move(run)] { run(ok_status()); });
+  // Any queue, with waits: one of the queues, in turn (the queue holds the
+  // waiting without a thread, and fails it if the engine goes first).
+  const uint64_t turn = next_queue_.fetch_add(1, std::memory_order_relaxed);
+  queues_[turn % queues_.size()]->submit(std::move(waits), std::move(run));
 }
 
 }  // namespace tenact::cpu

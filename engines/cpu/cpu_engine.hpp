@@ -10,6 +10,9 @@
 // runs on the launching thread, because posting and waking a worker costs
 // more than the work (about 10-20 us here against ~2 us for 5 ops on 1,000
 // elements). OpenBLAS gets as many threads as the pool (blas_threads.hpp).
+// Queues: as many in-order queues as pool threads (BatchWork::queue); a
+// batch for kAnyQueue goes straight to the pool, unordered, as it always
+// did. Waits are honoured without holding a thread (host_queue.hpp).
 // All members are safe from many threads.
 #pragma once
 
@@ -18,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "engines/cpu/host_queue.hpp"
 #include "engines/cpu/kernels/fused_elementwise.hpp"
 #include "util/worker_pool.hpp"
 #include "engines/engine.hpp"
@@ -91,6 +95,10 @@ class CpuEngine final : public Engine {
   /// may still be using them.
   std::vector<std::shared_ptr<HostBufferSource>> memories_;
   std::unique_ptr<WorkerPool> pool_;
+  /// capabilities_.queues in-order queues over pool_; ~CpuEngine lets go
+  /// of them, then stops the pool (which runs what is posted).
+  std::vector<std::shared_ptr<HostQueue>> queues_;
+  std::atomic<uint64_t> next_queue_{0};
   FusedCounters fused_counters_;
   uint64_t inline_work_limit_;
   std::atomic<uint64_t> inline_batches_{0};
