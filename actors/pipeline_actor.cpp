@@ -5,6 +5,7 @@
 // and engine), or EngineDown when an engine actor it uses dies. It quits
 // right after answering. (Deadlines are the runtime's: PendingRequests
 // fails a run past its deadline; the actor then finishes quietly.)
+#include <algorithm>
 #include <unordered_map>
 
 #include "actors/runtime_impl.hpp"
@@ -22,9 +23,28 @@ struct PipelineInit {
   ExecutionStats* stats = nullptr;
 };
 
+/// A batch enqueued behind events: what later batches wait on and read.
+struct EnqueuedBatch {
+  EventPtr signal;
+  PublishedResultsPtr publish;
+  /// The events it waits on (a failure caused by one of them is left to
+  /// the batch that failed first to report).
+  std::vector<EventPtr> waits;
+};
+
+/// Where a copy comes from while its producer may not have run: the batch
+/// and the index in its outputs.
+struct CopyProducer {
+  uint64_t batch = 0;  // 0: none
+  uint32_t index = 0;
+};
+
 struct PipelineActorState {
   std::shared_ptr<PipelineInit> init;
   std::unordered_map<uint64_t, std::vector<uint32_t>> batches;
+  /// Enqueue-behind-events runs only: per batch id, per copy id.
+  std::unordered_map<uint64_t, EnqueuedBatch> enqueued;
+  std::vector<CopyProducer> producers;
   /// Tracing only: per batch, the instruction each batch op runs.
   std::unordered_map<uint64_t, std::vector<uint32_t>> batch_instructions;
   uint64_t next_batch = 0;
@@ -43,6 +63,8 @@ void finish(Self* self, Runtime::Impl* rt, Result<std::vector<Tensor>> result) {
   const uint64_t run_id = st.init->run_id;
   st.init.reset();  // releases every tensor the run holds
   st.batches.clear();
+  st.enqueued.clear();
+  st.producers.clear();
   done(std::move(result));
   rt->forget_pipeline(run_id);
   self->quit();
@@ -58,15 +80,15 @@ void record_batch(PipelineRun& run, std::span<const uint32_t> units, Result<std:
 // The ops of a batch of compute units at one location, with operands
 // resolved to batch inputs or earlier batch results (slots are SSA: one
 // producer each).
+// `input_ids`: the batch's input copies in BatchRef input order; the caller
+// fills work.inputs (and work.deferred) to match.
 BatchWork build_work(const PipelineRun& run, const std::vector<uint32_t>& units,
-                     std::vector<uint32_t>* instructions) {
+                     std::span<const CopyId> input_ids, std::vector<uint32_t>* instructions) {
   BatchWork work;
   const ExecProgram& staging = run.plan().staging();
-  work.inputs = run.batch_inputs(units);
   std::unordered_map<SlotId, BatchRef> refs;
-  const auto input_copies = run.batch_input_copies(units);
-  for (size_t k = 0; k < input_copies.size(); ++k)
-    refs.emplace(input_copies[k].slot, BatchRef::input(static_cast<uint32_t>(k)));
+  for (size_t k = 0; k < input_ids.size(); ++k)
+    refs.emplace(run.plan().copy(input_ids[k]).slot, BatchRef::input(static_cast<uint32_t>(k)));
   auto add_op = [&](uint32_t instruction, const std::shared_ptr<const PreparedOp>& op) {
     const ExecInstruction& ins = staging.instructions[instruction];
     BatchOp batch_op{op, {}};
@@ -92,11 +114,65 @@ BatchWork build_work(const PipelineRun& run, const std::vector<uint32_t>& units,
   return work;
 }
 
+// A batch whose inputs are all held (the host-mediated path).
+BatchWork build_held_work(const PipelineRun& run, const std::vector<uint32_t>& units,
+                          std::vector<uint32_t>* instructions) {
+  const std::vector<CopyId> ids = run.batch_input_ids(units);
+  BatchWork work = build_work(run, units, ids, instructions);
+  work.inputs = run.batch_inputs(units);
+  return work;
+}
+
+// Enqueue behind events: a batch's inputs that are held go in work.inputs,
+// the others are deferred to the batches that make them, whose events it
+// waits on. Records what this batch makes for the batches after it.
+// Errors: Internal for an input nobody holds or makes (a plan bug).
+Status enqueue_behind_events(PipelineActorState& st, const PipelineRun& run, uint64_t id,
+                             const PipelineBatch& batch, BatchWork& work, std::vector<uint32_t>* instructions) {
+  const std::vector<CopyId> ids = run.batch_input_ids(batch.units);
+  std::vector<CopyId> order;
+  order.reserve(ids.size());
+  for (CopyId c : ids)
+    if (run.holds(c)) order.push_back(c);
+  const size_t held = order.size();
+  for (CopyId c : ids)
+    if (!run.holds(c)) order.push_back(c);
+  const bool transfer = run.unit(batch.units.front()).kind == PipelineUnitKind::Transfer;
+  if (!transfer) work = build_work(run, batch.units, order, instructions);
+  EnqueuedBatch mine;
+  for (size_t k = 0; k < order.size(); ++k) {
+    if (k < held) {
+      work.inputs.push_back(run.held(order[k]));
+      continue;
+    }
+    const CopyProducer& p = st.producers[order[k]];
+    auto producer = p.batch == 0 ? st.enqueued.end() : st.enqueued.find(p.batch);
+    if (producer == st.enqueued.end())
+      return Error{ErrorCode::Internal, run.plan().describe_unit(batch.units.front()) + " reads " +
+                                            run.plan().staging().describe_slot(run.plan().copy(order[k]).slot) +
+                                            ", which nobody holds or makes"};
+    work.deferred.push_back(DeferredInput{producer->second.publish, p.index});
+    if (std::find(work.waits.begin(), work.waits.end(), producer->second.signal) == work.waits.end())
+      work.waits.push_back(producer->second.signal);
+  }
+  const std::vector<CopyId> made = run.batch_output_ids(batch.units);
+  for (size_t k = 0; k < made.size(); ++k) st.producers[made[k]] = CopyProducer{id, static_cast<uint32_t>(k)};
+  mine.signal = Event::create("batch " + std::to_string(id) + " at " + run.plan().endpoint(batch.location).to_string());
+  mine.publish = std::make_shared<PublishedResults>();
+  mine.waits = work.waits;
+  work.signal = mine.signal;
+  work.publish = mine.publish;
+  st.enqueued.emplace(id, std::move(mine));
+  return ok_status();
+}
+
 void dispatch(Self* self, Runtime::Impl* rt) {
   auto& st = self->state;
   PipelineRun& run = *st.init->run;
   caf::actor me = caf::actor_cast<caf::actor>(self);
-  for (PipelineBatch& batch : run.take_ready_batches()) {
+  const bool behind_events = rt->options.enqueue_behind_events;
+  if (behind_events && st.producers.empty()) st.producers.resize(run.plan().copy_count());
+  for (PipelineBatch& batch : behind_events ? run.take_all_batches() : run.take_ready_batches()) {
     const uint64_t id = ++st.next_batch;
     auto job = std::make_shared<BatchJob>();
     job->batch_id = id;
@@ -107,8 +183,13 @@ void dispatch(Self* self, Runtime::Impl* rt) {
     };
     const PipelineUnit& first = run.unit(batch.units.front());
     if (st.init->stats) ++st.init->stats->batches;
+    std::vector<uint32_t> instructions;
+    if (behind_events) {
+      Status enqueued = enqueue_behind_events(st, run, id, batch, job->work, timings ? &instructions : nullptr);
+      if (!enqueued.ok()) return run.fail_batch(batch.units, enqueued.error());  // the caller answers
+    }
     if (first.kind == PipelineUnitKind::Transfer) {
-      job->work.inputs = run.batch_inputs(batch.units);
+      if (!behind_events) job->work.inputs = run.batch_inputs(batch.units);
       job->provider = first.provider;
       job->source = run.plan().endpoint(first.source);
       job->destination = run.plan().endpoint(first.location);
@@ -117,8 +198,7 @@ void dispatch(Self* self, Runtime::Impl* rt) {
       st.batches.emplace(id, std::move(batch.units));
       self->send(rt->transfer, msg::launch_atom::value, std::move(job));
     } else {
-      std::vector<uint32_t> instructions;
-      job->work = build_work(run, batch.units, timings ? &instructions : nullptr);
+      if (!behind_events) job->work = build_held_work(run, batch.units, timings ? &instructions : nullptr);
       job->work.symbols = st.init->symbols;
       job->work.timings = timings;
       if (timings) st.batch_instructions.emplace(id, std::move(instructions));
@@ -168,6 +248,17 @@ void on_batch_done(Self* self, Runtime::Impl* rt, const BatchResultPtr& result) 
   if (it == st.batches.end()) return;
   std::vector<uint32_t> units = std::move(it->second);
   st.batches.erase(it);
+  if (auto e = st.enqueued.find(result->batch_id); e != st.enqueued.end()) {
+    const bool waited_on_failure =
+        !result->result.ok() && std::any_of(e->second.waits.begin(), e->second.waits.end(), [](const EventPtr& w) {
+          auto outcome = w->outcome();
+          return outcome && !outcome->ok();
+        });
+    st.enqueued.erase(e);
+    // The batch that failed first reports its own error (it signals its
+    // event before it reports); this one only says it waited on it.
+    if (waited_on_failure) return;
+  }
   if (rt->options.trace && result->timings) trace_batch(self, rt, *result, units);
   PipelineRun& run = *st.init->run;
   record_batch(run, units, std::move(result->result));
@@ -201,6 +292,7 @@ caf::behavior pipeline_actor(Self* self, Runtime::Impl* rt, std::shared_ptr<Pipe
       [=](msg::start_atom) {
         dispatch(self, rt);
         auto& run = *self->state.init->run;
+        if (run.failed()) return finish(self, rt, *run.error());
         if (run.finished()) finish(self, rt, run.take_outputs());
       },
       [=](msg::batch_done_atom, BatchResultPtr result) { on_batch_done(self, rt, result); },
@@ -242,7 +334,7 @@ void run_single_batch(Runtime::Impl* rt, PipelineRun run, const SymbolBindings& 
   const uint64_t token = slot->watch->add([fire](const Error& e) { fire(e); });
   if (token == 0)
     return fire(Error{ErrorCode::EngineDown, "the engine actor of engine '" + where.engine + "' is down"});
-  BatchWork work = build_work(run, batches[0].units, nullptr);
+  BatchWork work = build_held_work(run, batches[0].units, nullptr);
   work.symbols = symbols;
   work.caller_may_run = rt->options.caller_runs_small_batches && !on_runtime_thread();
   if (stats) {

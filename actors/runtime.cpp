@@ -311,6 +311,39 @@ std::future<Result<std::vector<Tensor>>> Runtime::execute(PreparedProgramPtr pre
   return std::move(future);
 }
 
+void Runtime::copy(Tensor value, Endpoint destination, std::function<void(Result<Tensor>)> done) {
+  Impl& rt = *impl_;
+  if (rt.closing) return done(rt.refusal("copy"));
+  Endpoint source = value.endpoint();
+  std::string provider = "host_copy";
+  if (!source.engine.empty()) {
+    auto config = rt.current_config();
+    const TransferRoute* route = config->find_route(source, destination);
+    if (!route)
+      return done(Error{ErrorCode::Unsupported, "no route from " + source.to_string() + " to " +
+                                                    destination.to_string() + " to copy the value along"});
+    provider = route->provider;
+  }
+  auto tracked = rt.pending.track<Tensor>(std::move(done), "the copy", rt.options.run_deadline);
+  auto job = std::make_shared<BatchJob>();
+  job->work.inputs.push_back(std::move(value));
+  job->provider = std::move(provider);
+  job->source = std::move(source);
+  job->destination = std::move(destination);
+  job->reply = [tracked](Result<std::vector<Tensor>> r) {
+    if (!r.ok()) return tracked(r.error());
+    if (r->size() != 1) return tracked(Error{ErrorCode::Internal, "a copy came back with " + std::to_string(r->size()) + " values"});
+    tracked(std::move(r->front()));
+  };
+  caf::anon_send(rt.transfer, msg::launch_atom::value, std::move(job));
+}
+
+std::future<Result<Tensor>> Runtime::copy(Tensor value, Endpoint destination) {
+  auto [callback, future] = future_callback<Tensor>();
+  copy(std::move(value), std::move(destination), std::move(callback));
+  return std::move(future);
+}
+
 std::future<Result<std::vector<Tensor>>> Runtime::run(std::shared_ptr<const SemanticProgram> program,
                                                           std::vector<Tensor> inputs,
                                                           PrepareOptions options) {

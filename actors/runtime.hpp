@@ -78,6 +78,13 @@ struct RuntimeOptions {
   /// CpuEngineOptions::inline_work_limit). The callback then runs before
   /// execute()/run() returns. Off: every batch goes to the engine's threads.
   bool caller_runs_small_batches = true;
+  /// A run over several engines (or with transfers) enqueues all its
+  /// batches at once, each behind the events of the batches it reads
+  /// (BatchWork::waits, deferred inputs): work on a device follows its
+  /// producers without waiting for the host to hear of them, and copies
+  /// wait on events too. Off: each batch is sent once the pipeline has
+  /// heard that its inputs are done (the host-mediated path).
+  bool enqueue_behind_events = true;
   /// Tests about message order: CAF's deterministic test coordinator
   /// instead of scheduler threads, and productions as messages to the
   /// cache actor instead of planning-thread work. Nothing runs until the
@@ -164,6 +171,20 @@ class Runtime {
                                                    PrepareOptions options = {});
   void run(std::shared_ptr<const SemanticProgram> program, std::vector<Tensor> inputs,
            PrepareOptions options, ExecuteCallback done);
+
+  // -- copies --------------------------------------------------------------------
+
+  /// Copies `value` to `destination` (an engine's storage class),
+  /// asynchronously on the transfer threads, along the registered route
+  /// from where the value lives (unowned host memory: with host_copy): how
+  /// a result left in an engine's memory is read back, or a value placed
+  /// for the next run. The copy is a buffer the destination engine owns.
+  /// `done` runs once, on a runtime thread. Errors: Unsupported when no
+  /// route joins the two endpoints (naming both); the provider's errors,
+  /// with the route as context; Shutdown once shutdown has begun; Timeout
+  /// past the run deadline.
+  void copy(Tensor value, Endpoint destination, std::function<void(Result<Tensor>)> done);
+  std::future<Result<Tensor>> copy(Tensor value, Endpoint destination);
 
   // -- the prepare cache --------------------------------------------------------
   CacheStats cache_stats() const;

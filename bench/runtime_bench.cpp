@@ -7,7 +7,10 @@
 //        and on a 10,000-node wide graph (100 branches of 100), against the
 //        same kernels called directly on the CPU engine in a loop;
 //  (iv)  small-program latency: prepare hit plus execution of a 5-op
-//        program on 1,000-element tensors, median and p99.
+//        program on 1,000-element tensors, median and p99;
+//  (v)   a 1,000-node chain alternating between two engines (a transfer
+//        between every two nodes): enqueued behind events against the
+//        host-mediated path.
 // Targets (issue 5): hit median <= 5 us, p99 <= 50 us; >= 500k hits/s at 8
 // threads; <= 2 us per node on both graphs; small program median <= 30 us.
 //
@@ -28,6 +31,7 @@
 #include "actors/runtime.hpp"
 #include "core/program_json.hpp"
 #include "engines/cpu/cpu_engine.hpp"
+#include "engines/forwarding_engine.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
 
 using namespace tenact;
@@ -318,6 +322,99 @@ void bench_small_program(const Options& o) {
   }
 }
 
+// -- (v) enqueue behind events ---------------------------------------------------
+
+// A CPU engine that serves only some op families (so placement alternates
+// between two of them).
+class FamilyEngine final : public ForwardingEngine {
+ public:
+  FamilyEngine(std::shared_ptr<cpu::CpuEngine> inner, std::vector<OpFamily> families)
+      : ForwardingEngine(std::move(inner)) {
+    capabilities_.op_families = std::move(families);
+  }
+};
+
+// `nodes` ops over f32[8] alternating between the two engines: y + y
+// (elementwise, engine "cpu"), reshape (layout, engine "cpu:1"), each step
+// a transfer away from the last.
+std::shared_ptr<const SemanticProgram> alternating_program(int nodes) {
+  std::string ops;
+  std::string last = "x";
+  for (int i = 0; i < nodes; ++i) {
+    const std::string out = "v" + std::to_string(i);
+    if (i) ops += ",\n";
+    if (i % 2 == 0) ops += R"({"op": "add", "in": [")" + last + R"(", ")" + last + R"("], "out": ")" + out + R"("})";
+    else ops += R"({"op": "reshape", "in": [")" + last + R"("], "out": ")" + out + R"(", "shape": )" +
+                (i % 4 == 1 ? std::string{"[2, 4]"} : std::string{"[8]"}) + "}";
+    last = out;
+  }
+  return load(R"({"format": "tenact.program/1", "name": "alternating",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": [8]}],
+    "ops": [)" + ops + R"(], "outputs": [")" + last + R"("]})");
+}
+
+// (v): the 1,000-node alternating chain, enqueued behind events against
+// the host-mediated path (each batch sent once the pipeline heard its
+// inputs are done), each on runtimes and engines of its own, run in
+// alternating blocks.
+void bench_behind_events(const Options& o) {
+  const int nodes = 1000;
+  const int runs = o.quick ? 5 : 30;
+  auto program = alternating_program(nodes);
+  struct Path {
+    const char* name;
+    bool behind_events;
+    std::unique_ptr<Runtime> rt;
+    PreparedProgramPtr prepared;
+    std::vector<double> us;
+  };
+  Path paths[2] = {{"host-mediated", false, nullptr, nullptr, {}}, {"behind events", true, nullptr, nullptr, {}}};
+  const HostTensor x = filled(DType::F32, {8}, 0);
+  for (Path& p : paths) {
+    RuntimeOptions ro;
+    ro.enqueue_behind_events = p.behind_events;
+    p.rt = std::make_unique<Runtime>(ro);
+    for (const char* id : {"cpu", "cpu:1"}) {
+      cpu::CpuEngineOptions eo;
+      eo.id = id;
+      eo.threads = o.threads ? o.threads : 1;
+      const bool elementwise = std::strcmp(id, "cpu") == 0;
+      auto engine = std::make_shared<FamilyEngine>(
+          make_engine(eo), std::vector<OpFamily>{elementwise ? OpFamily::Elementwise : OpFamily::Layout});
+      if (!p.rt->register_engine(engine, elementwise ? 0 : 1).ok()) std::exit(1);
+    }
+    if (!p.rt->add_route(TransferRoute{{"cpu", "host"}, {"cpu:1", "host"}, "host_copy"}).ok() ||
+        !p.rt->add_route(TransferRoute{{"cpu:1", "host"}, {"cpu", "host"}, "host_copy"}).ok())
+      std::exit(1);
+    auto prepared = p.rt->prepare(program, {describe_input(x, Endpoint{"cpu", "host"})}).get();
+    if (!prepared.ok()) {
+      std::fprintf(stderr, "runtime_bench (v): %s\n", prepared.error().to_string().c_str());
+      std::exit(1);
+    }
+    p.prepared = *prepared;
+    if (!p.rt->run(program, {x}).get().ok()) std::exit(1);  // warm
+  }
+  for (int block = 0; block < runs; ++block)
+    for (Path& p : paths) {
+      std::promise<Result<std::vector<Tensor>>> done;
+      const auto t0 = Clock::now();
+      p.rt->execute(p.prepared, {x}, [&](Result<std::vector<Tensor>> r) { done.set_value(std::move(r)); });
+      auto out = done.get_future().get();
+      p.us.push_back(us_since(t0));
+      if (!out.ok()) {
+        std::fprintf(stderr, "runtime_bench (v): %s\n", out.error().to_string().c_str());
+        std::exit(1);
+      }
+    }
+  const double mediated = percentile(paths[0].us, 0.5), behind = percentile(paths[1].us, 0.5);
+  info("(v) 1,000-node chain over 2 engines, host-mediated", mediated, "us", "median per run");
+  info("(v) 1,000-node chain over 2 engines, behind events", behind, "us", "median per run");
+  char note[96];
+  std::snprintf(note, sizeof note, "host-mediated / behind events (per node %.2f vs %.2f us)", mediated / nodes,
+                behind / nodes);
+  info("(v) speed-up of enqueueing behind events", mediated / behind, "x", note);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -368,6 +465,7 @@ int main(int argc, char** argv) {
     bench_nodes(rt, *engine, ("chain of 10,000 scalar adds" + suffix).c_str(), chain_program(10000), o, !direct);
     bench_nodes(rt, *engine, ("100 branches of 100 scalar adds" + suffix).c_str(), wide_program(100, 100), o, !direct);
   }
+  bench_behind_events(o);
   std::printf("%d target(s) missed\n", g_misses);
   return 0;
 }

@@ -4,6 +4,8 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
+#include <bit>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -35,7 +37,11 @@ size_t rounded_heap_bytes(size_t bytes) {
 
 }  // namespace
 
-Result<std::byte*> host_heap_allocate(size_t bytes) {
+namespace {
+
+/// host_heap_allocate, zeroing only the first `zero_bytes` of a heap block
+/// (mapped blocks are zero pages whatever `zero_bytes` is).
+Result<std::byte*> heap_allocate(size_t bytes, size_t zero_bytes) {
   if (bytes > kMaxTensorBytes)
     return Error{ErrorCode::LimitExceeded, "buffer of " + std::to_string(bytes) +
                                                " bytes is over the 1 TiB tensor limit"};
@@ -54,9 +60,13 @@ Result<std::byte*> host_heap_allocate(size_t bytes) {
   if (p == nullptr)
     return Error{ErrorCode::ResourceExhausted,
                  "allocation of " + std::to_string(bytes) + " bytes failed"};
-  std::memset(p, 0, rounded);
+  std::memset(p, 0, std::min(zero_bytes, rounded));
   return static_cast<std::byte*>(p);
 }
+
+}  // namespace
+
+Result<std::byte*> host_heap_allocate(size_t bytes) { return heap_allocate(bytes, rounded_heap_bytes(bytes)); }
 
 void host_heap_release(std::byte* address, size_t bytes) noexcept {
   if (bytes >= kMappedBufferBytes) ::munmap(address, bytes);
@@ -96,35 +106,161 @@ Buffer::~Buffer() { owner_->release(data_, size_); }
 
 // -- HostBufferSource -----------------------------------------------------------
 
-std::shared_ptr<HostBufferSource> HostBufferSource::create(Endpoint endpoint) {
-  return std::make_shared<HostBufferSource>(std::move(endpoint));
+namespace {
+
+/// host_cache_class_bytes.
+constexpr uint64_t class_of(uint64_t bytes) {
+  if (bytes <= 256) return bytes == 0 ? 64 : (bytes + 63) / 64 * 64;
+  // 2^e < bytes <= 2^(e+1), e >= 8: classes 2^e + k * 2^(e-2), k = 1..4.
+  const int e = std::bit_width(bytes - 1) - 1;
+  const uint64_t base = uint64_t{1} << e, step = base >> 2;
+  return base + (bytes - base + step - 1) / step * step;
 }
 
-Result<std::shared_ptr<Buffer>> HostBufferSource::allocate(size_t bytes) {
-  TENACT_ASSIGN_OR_RETURN(std::byte * address, host_heap_allocate(bytes));
-  // Counted before adopt: a failed adopt releases through release(), which
-  // takes the bytes off again.
+/// The free list of class_of(bytes): 0..3 for 64..256, then four per power
+/// of two; kClassCount - 1 for kMaxTensorBytes.
+constexpr size_t class_index(uint64_t bytes) {
+  if (bytes <= 256) return bytes == 0 ? 0 : static_cast<size_t>((bytes - 1) / 64);
+  const int e = std::bit_width(bytes - 1) - 1;
+  const uint64_t base = uint64_t{1} << e, step = base >> 2;
+  const uint64_t k = (bytes - base + step - 1) / step;  // 1..4
+  return static_cast<size_t>(4 + (e - 8) * 4 + (k - 1));
+}
+
+/// The class size of free list `index` (the inverse of class_index).
+constexpr uint64_t class_bytes_at(size_t index) {
+  if (index < 4) return (index + 1) * 64;
+  const size_t e = 8 + (index - 4) / 4, k = (index - 4) % 4 + 1;
+  return (uint64_t{1} << e) + k * (uint64_t{1} << (e - 2));
+}
+static_assert(class_index(kMaxTensorBytes) + 1 == HostBufferSource::kClassCount);
+static_assert(class_of(kMaxTensorBytes) == kMaxTensorBytes);
+static_assert(class_of(257) == 320 && class_of(513) == 640 && class_of(5000) == 5120);
+static_assert(class_bytes_at(class_index(300)) == 320 && class_bytes_at(class_index(3u << 20)) == 3u << 20);
+static_assert(class_bytes_at(class_index((3u << 20) + 1)) == class_of((3u << 20) + 1));
+static_assert(sizeof(std::byte*) <= 64, "a free block holds the next one's address");
+
+std::byte* next_free(std::byte* block) {
+  std::byte* next;
+  std::memcpy(&next, block, sizeof next);
+  return next;
+}
+void set_next_free(std::byte* block, std::byte* next) { std::memcpy(block, &next, sizeof next); }
+
+}  // namespace
+
+uint64_t host_cache_class_bytes(uint64_t bytes) { return class_of(bytes); }
+
+std::shared_ptr<HostBufferSource> HostBufferSource::create(Endpoint endpoint, HostCacheOptions cache) {
+  return std::make_shared<HostBufferSource>(std::move(endpoint), cache);
+}
+
+HostBufferSource::~HostBufferSource() { trim(); }
+
+bool HostBufferSource::cacheable(size_t bytes) const {
+  // The limit first: class_of holds only up to it (the heap path then
+  // reports the error).
+  return cache_.enabled && bytes <= kMaxTensorBytes && class_of(bytes) <= cache_.max_cached_block;
+}
+
+void HostBufferSource::count_allocation(size_t bytes) {
   const uint64_t now = allocated_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
   allocations_.fetch_add(1, std::memory_order_relaxed);
   uint64_t peak = peak_.load(std::memory_order_relaxed);
   while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
   }
+}
+
+Result<std::byte*> HostBufferSource::take_block(size_t bytes) {
+  const uint64_t class_bytes = class_of(bytes);
+  const size_t zero = rounded_heap_bytes(bytes);
+  std::byte* block = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::byte*& head = free_[class_index(bytes)];
+    if (head != nullptr) {
+      block = head;
+      head = next_free(block);
+      cached_.fetch_sub(class_bytes, std::memory_order_relaxed);
+    }
+  }
+  if (block != nullptr) {
+    // A warm block: zero what the buffer covers (its size rounded up to
+    // kTensorAlignment, as the heap path does), outside the lock.
+    std::memset(block, 0, zero);
+    return block;
+  }
+  TENACT_ASSIGN_OR_RETURN(block, heap_allocate(class_bytes, zero));
+  reserved_.fetch_add(class_bytes, std::memory_order_relaxed);
+  return block;
+}
+
+Result<std::shared_ptr<Buffer>> HostBufferSource::allocate(size_t bytes) {
+  std::byte* address = nullptr;
+  if (cacheable(bytes)) {
+    TENACT_ASSIGN_OR_RETURN(address, take_block(bytes));
+  } else {
+    TENACT_ASSIGN_OR_RETURN(address, host_heap_allocate(bytes));
+    if (cache_.enabled) reserved_.fetch_add(bytes, std::memory_order_relaxed);
+  }
+  // Counted before adopt: a failed adopt releases through release(), which
+  // takes the bytes off again.
+  count_allocation(bytes);
   return Buffer::adopt(address, bytes, kTensorAlignment, endpoint_, true, shared_from_this());
 }
 
 void HostBufferSource::release(std::byte* address, size_t bytes) noexcept {
-  host_heap_release(address, bytes);
   allocated_.fetch_sub(bytes, std::memory_order_relaxed);
   releases_.fetch_add(1, std::memory_order_relaxed);
+  if (!cacheable(bytes)) {
+    host_heap_release(address, bytes);
+    if (cache_.enabled) reserved_.fetch_sub(bytes, std::memory_order_relaxed);
+    return;
+  }
+  const uint64_t class_bytes = class_of(bytes);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // cached_ <= max_cached_bytes always, so the subtraction cannot wrap.
+    const uint64_t cached = cached_.load(std::memory_order_relaxed);
+    if (class_bytes <= cache_.max_cached_bytes - cached) {
+      std::byte*& head = free_[class_index(bytes)];
+      set_next_free(address, head);
+      head = address;
+      cached_.store(cached + class_bytes, std::memory_order_relaxed);
+      return;
+    }
+  }
+  host_heap_release(address, class_bytes);
+  reserved_.fetch_sub(class_bytes, std::memory_order_relaxed);
+}
+
+void HostBufferSource::trim() noexcept {
+  std::array<std::byte*, kClassCount> lists{};
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    lists.swap(free_);
+    cached_.store(0, std::memory_order_relaxed);
+  }
+  // Freed outside the lock: allocations and releases go on meanwhile.
+  for (size_t i = 0; i < kClassCount; ++i) {
+    const uint64_t class_bytes = class_bytes_at(i);
+    for (std::byte* block = lists[i]; block != nullptr;) {
+      std::byte* next = next_free(block);
+      host_heap_release(block, class_bytes);
+      reserved_.fetch_sub(class_bytes, std::memory_order_relaxed);
+      block = next;
+    }
+  }
 }
 
 MemoryStats HostBufferSource::stats() const {
   MemoryStats s;
   s.allocated_bytes = allocated_.load(std::memory_order_relaxed);
-  s.reserved_bytes = s.allocated_bytes;
+  s.reserved_bytes = cache_.enabled ? reserved_.load(std::memory_order_relaxed) : s.allocated_bytes;
   s.peak_allocated_bytes = peak_.load(std::memory_order_relaxed);
   s.allocations = allocations_.load(std::memory_order_relaxed);
   s.releases = releases_.load(std::memory_order_relaxed);
+  s.cached_bytes = cached_.load(std::memory_order_relaxed);
   return s;
 }
 

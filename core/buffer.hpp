@@ -19,10 +19,12 @@
 // allocate are its buffers, counted in its memory statistics.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include "core/endpoint.hpp"
 #include "core/error.hpp"
@@ -107,39 +109,113 @@ class Buffer {
 Result<std::byte*> host_heap_allocate(size_t bytes);
 void host_heap_release(std::byte* address, size_t bytes) noexcept;
 
-/// Counters of an allocator, in bytes as asked for (not rounded).
-/// `reserved` is what the allocator holds from the system, cached memory
-/// included (equal to `allocated` for an allocator without a cache).
+/// Counters of an allocator. `allocated` and its peak are in bytes as asked
+/// for (not rounded); `reserved` is what the allocator holds from the
+/// system: alive buffers (a caching source counts a cached-class buffer at
+/// its class size, see HostCacheOptions) plus `cached`, the freed blocks it
+/// keeps for reuse. Without a cache reserved == allocated and cached == 0.
 struct MemoryStats {
   uint64_t allocated_bytes = 0;
   uint64_t reserved_bytes = 0;
   uint64_t peak_allocated_bytes = 0;
   uint64_t allocations = 0;
   uint64_t releases = 0;
+  uint64_t cached_bytes = 0;
   friend bool operator==(const MemoryStats&, const MemoryStats&) = default;
 };
 
+/// The size-class cache of a HostBufferSource (off unless `enabled`).
+///
+/// Size classes: a request of `bytes` is served by a block of
+/// host_cache_class_bytes(bytes): 64, 128, 192, 256, then four classes per
+/// power of two (320, 384, 448, 512, 640, ...), so a block wastes less than
+/// a quarter of itself (and under 64 bytes up to 256). A freed block goes
+/// onto its class's free list (last in, first out: the warmest block is
+/// reused first) while the cache holds at most max_cached_bytes, else back
+/// to the heap; an allocation takes a block of its class from the list
+/// first. A request whose class is above max_cached_block bypasses the
+/// cache entirely (allocated and freed as without one).
+struct HostCacheOptions {
+  bool enabled = false;
+  /// Most bytes (class sizes) held in free lists at once. 256 MiB: eight
+  /// blocks of the largest default class, the bound on what an idle source
+  /// (an engine's storage class) keeps; a working set that churns more
+  /// than that is made of large blocks, whose heap cost is small next to
+  /// the work that fills them.
+  uint64_t max_cached_bytes = uint64_t{256} << 20;
+  /// Largest class size cached. kMappedBufferBytes (32 MiB): larger blocks
+  /// come from mmap as zero pages that a kernel's first writes fault in on
+  /// its own threads; a cached block would instead be zeroed by one
+  /// memset on the allocating thread, and a few of them would fill the cap.
+  size_t max_cached_block = kMappedBufferBytes;
+};
+
+/// The class size a caching source serves `bytes` with (see
+/// HostCacheOptions); a multiple of kTensorAlignment, at least 64.
+/// Precondition: bytes <= kMaxTensorBytes (the result is then at most
+/// kMaxTensorBytes, so nothing overflows).
+uint64_t host_cache_class_bytes(uint64_t bytes);
+
 /// A source of host buffers: host memory from the process heap, labelled
-/// with `endpoint` and counted (allocated, peak, allocations, releases).
-/// No cache: reserved == allocated. Thread-safe; buffers keep it alive.
+/// with `endpoint` and counted (MemoryStats), optionally through a
+/// size-class cache (HostCacheOptions). Thread-safe: allocate, release,
+/// stats and trim from any thread, concurrently. Buffers keep it alive, so
+/// it is destroyed only once no buffer of it is left; it then gives its
+/// cached blocks back (trim).
+///
+/// Cost. Without a cache, and for requests that bypass it, allocate is
+/// host_heap_allocate plus a few relaxed atomics (no lock). With one, a
+/// cacheable allocate or release also takes the source's mutex for a few
+/// pointer moves (uncontended ~20-40 ns; concurrent threads of one engine
+/// serialise there, never across a heap call or a memset, which run
+/// outside it).
 class HostBufferSource : public BufferAllocator,
                          public std::enable_shared_from_this<HostBufferSource> {
  public:
-  static std::shared_ptr<HostBufferSource> create(Endpoint endpoint);
-  /// See Buffer::allocate for the contract and errors.
+  static std::shared_ptr<HostBufferSource> create(Endpoint endpoint, HostCacheOptions cache = {});
+  /// See Buffer::allocate for the contract and errors. A reused block is
+  /// zero-filled over the requested bytes rounded up to kTensorAlignment
+  /// (what the heap path zeroes too); the rest of its class, never part of
+  /// the buffer, may hold earlier buffers' data of this source.
   Result<std::shared_ptr<Buffer>> allocate(size_t bytes);
   void release(std::byte* address, size_t bytes) noexcept override;
   MemoryStats stats() const;
+  /// Gives every cached block back to the heap: reserved then counts alive
+  /// buffers only. Buffers released meanwhile may be cached again.
+  void trim() noexcept;
   const Endpoint& endpoint() const { return endpoint_; }
+  const HostCacheOptions& cache_options() const { return cache_; }
 
-  explicit HostBufferSource(Endpoint endpoint) : endpoint_(std::move(endpoint)) {}
+  HostBufferSource(Endpoint endpoint, HostCacheOptions cache)
+      : endpoint_(std::move(endpoint)), cache_(cache) {}
+  ~HostBufferSource() override;
+
+  /// Number of size classes up to kMaxTensorBytes (free lists per source;
+  /// checked against the class arithmetic in buffer.cpp).
+  static constexpr size_t kClassCount = 132;
 
  private:
+  /// Whether `bytes` goes through the cache: a pure function of `bytes`
+  /// and cache_, so release() decides as allocate() did.
+  bool cacheable(size_t bytes) const;
+  Result<std::byte*> take_block(size_t bytes);
+  void count_allocation(size_t bytes);
+
   Endpoint endpoint_;
+  const HostCacheOptions cache_;
   std::atomic<uint64_t> allocated_{0};
   std::atomic<uint64_t> peak_{0};
   std::atomic<uint64_t> allocations_{0};
   std::atomic<uint64_t> releases_{0};
+  /// With a cache: every block held from the system, cached ones included
+  /// (without one, stats() reports allocated_).
+  std::atomic<uint64_t> reserved_{0};
+  /// Written under mutex_ only; atomic so that stats() reads it lock-free.
+  std::atomic<uint64_t> cached_{0};
+  /// Guards free_: per class, the head of an intrusive list of free blocks
+  /// (each block's first bytes hold the next block's address).
+  mutable std::mutex mutex_;
+  std::array<std::byte*, kClassCount> free_{};
 };
 
 /// Installs `source` as the calling thread's host buffer source for its

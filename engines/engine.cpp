@@ -49,9 +49,9 @@ Status validate_batch(const BatchWork& work) {
   auto bad = [](std::string what) { return Error{ErrorCode::Internal, "malformed batch: " + what}; };
   auto check_ref = [&](const BatchRef& ref, size_t before, const std::string& where) -> Status {
     if (ref.from == BatchRef::From::Input) {
-      if (ref.index >= work.inputs.size())
+      if (ref.index >= work.inputs.size() + work.deferred.size())
         return bad(where + " reads input " + std::to_string(ref.index) + " of " +
-                   std::to_string(work.inputs.size()));
+                   std::to_string(work.inputs.size() + work.deferred.size()));
       return ok_status();
     }
     if (ref.index >= before)
@@ -92,6 +92,8 @@ class BatchChain : public std::enable_shared_from_this<BatchChain> {
  public:
   BatchChain(Engine& engine, BatchWork work, LaunchCompletion done)
       : engine_(engine), work_(std::move(work)), done_(std::move(done)), results_(work_.ops.size()) {}
+
+  Status resolve() { return resolve_deferred_inputs(work_); }
 
   void run() {
     for (;;) {
@@ -151,6 +153,8 @@ class BatchChain : public std::enable_shared_from_this<BatchChain> {
     std::vector<Tensor> out;
     out.reserve(work_.outputs.size());
     for (const BatchRef& ref : work_.outputs) out.push_back(value(ref));
+    work_.inputs.clear();
+    results_.clear();
     done_(std::move(out));
   }
 
@@ -171,12 +175,41 @@ Result<MemoryStats> Engine::memory_stats(std::string_view storage_class) const {
                                            std::string{storage_class} + "'"};
 }
 
+// The completions below are called once; they drop what they hold before
+// `done` runs, so that whoever `done` wakes sees only its own references.
 LaunchCompletion signal_then(EventPtr signal, LaunchCompletion done) {
   if (!signal) return done;
-  return [signal = std::move(signal), done = std::move(done)](Result<std::vector<Tensor>> r) {
+  return [signal = std::move(signal), done = std::move(done)](Result<std::vector<Tensor>> r) mutable {
     signal->signal(r.ok() ? ok_status() : Status{r.error()});
+    signal.reset();
     done(std::move(r));
   };
+}
+
+LaunchCompletion finish_batch_with(BatchWork& work, LaunchCompletion done) {
+  if (!work.publish) return signal_then(std::move(work.signal), std::move(done));
+  return [signal = std::move(work.signal), publish = std::move(work.publish),
+          done = std::move(done)](Result<std::vector<Tensor>> r) mutable {
+    if (r.ok()) publish->tensors = *r;
+    publish.reset();
+    if (signal) signal->signal(r.ok() ? ok_status() : Status{r.error()});
+    signal.reset();
+    done(std::move(r));
+  };
+}
+
+Status resolve_deferred_inputs(BatchWork& work) {
+  if (work.deferred.empty()) return ok_status();
+  work.inputs.reserve(work.inputs.size() + work.deferred.size());
+  for (size_t k = 0; k < work.deferred.size(); ++k) {
+    const DeferredInput& d = work.deferred[k];
+    if (!d.from || d.index >= d.from->tensors.size())
+      return Error{ErrorCode::Internal, "batch input " + std::to_string(work.inputs.size()) +
+                                            " (deferred " + std::to_string(k) + ") was not published by its producer"};
+    work.inputs.push_back(d.from->tensors[d.index]);
+  }
+  work.deferred.clear();
+  return ok_status();
 }
 
 Status check_queue(const BatchWork& work, const EngineIdentity& engine, const EngineCapabilities& capabilities) {
@@ -186,15 +219,16 @@ Status check_queue(const BatchWork& work, const EngineIdentity& engine, const En
 }
 
 void Engine::launch_batch(BatchWork work, LaunchCompletion done) {
-  LaunchCompletion finish = signal_then(std::move(work.signal), std::move(done));
+  LaunchCompletion finish = finish_batch_with(work, std::move(done));
   if (Status valid = validate_batch(work); !valid.ok()) return finish(valid.error());
   if (Status queue = check_queue(work, identity(), capabilities()); !queue.ok()) return finish(queue.error());
-  if (work.waits.empty())
+  if (work.waits.empty() && work.deferred.empty())
     return std::make_shared<BatchChain>(*this, std::move(work), std::move(finish))->run();
   std::vector<EventPtr> waits = std::move(work.waits);
   auto chain = std::make_shared<BatchChain>(*this, std::move(work), finish);
   when_all_signaled(waits, [chain, finish](Status ready) {
     if (!ready.ok()) return finish(ready.error());
+    if (Status resolved = chain->resolve(); !resolved.ok()) return finish(resolved.error());
     chain->run();
   });
 }

@@ -200,6 +200,22 @@ uint32_t trace_thread_index();
 /// steady_clock now, in nanoseconds.
 uint64_t steady_now_ns();
 
+/// The results a batch hands to batches enqueued behind it before the host
+/// hears of it: written once by the producing engine, before the batch's
+/// signal event is signalled. A reader waits on that event first (its
+/// signal orders the write before every read); nobody writes afterwards.
+struct PublishedResults {
+  std::vector<Tensor> tensors;
+};
+using PublishedResultsPtr = std::shared_ptr<PublishedResults>;
+
+/// A batch input that exists only once another batch has run: tensor
+/// `index` of what that batch publishes.
+struct DeferredInput {
+  PublishedResultsPtr from;
+  uint32_t index = 0;
+};
+
 /// Several ops sent to one engine at once, run in order (each op's
 /// operands are batch inputs or results of earlier ops): one message and
 /// one completion instead of one per op. Intermediate results the batch
@@ -236,11 +252,28 @@ struct BatchWork {
   /// When set, signalled with the batch's outcome once it has run (or
   /// failed), before `done` is called.
   EventPtr signal;
+  /// Inputs produced by batches that may not have run yet: BatchRef input
+  /// i >= inputs.size() is deferred[i - inputs.size()]. The batch lists
+  /// each producer's signal in `waits`; the engine resolves them
+  /// (resolve_deferred_inputs) once its waits are signalled, before it
+  /// reads an input.
+  std::vector<DeferredInput> deferred;
+  /// When set, the outputs (work.outputs order) are stored here before
+  /// `signal` is signalled: what batches behind this one read.
+  PublishedResultsPtr publish;
 };
+
+/// Moves the deferred inputs' tensors to the end of work.inputs (call once
+/// the waits are signalled ok). Errors: Internal naming an input its
+/// producer did not publish.
+Status resolve_deferred_inputs(BatchWork& work);
 
 /// `done` preceded by signalling `signal` (when set) with the outcome: what
 /// an engine calls to finish a batch (BatchWork::signal).
 LaunchCompletion signal_then(EventPtr signal, LaunchCompletion done);
+/// The same for a batch: takes work.signal and work.publish; on success the
+/// outputs are published first, then the signal, then `done`.
+LaunchCompletion finish_batch_with(BatchWork& work, LaunchCompletion done);
 
 /// Checks the refs of `work` (each points at an input or an earlier op's
 /// result that exists; regions lie within the ops, in order, without

@@ -1,6 +1,7 @@
 #include "engines/event.hpp"
 
 #include <atomic>
+#include <chrono>
 
 namespace tenact {
 
@@ -12,6 +13,9 @@ bool Event::signal(Status outcome) {
     std::lock_guard lock(mutex_);
     if (outcome_) return false;
     outcome_ = std::move(outcome);
+    signaled_ns_ = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                             std::chrono::steady_clock::now().time_since_epoch())
+                                             .count());
     waiting.swap(waiting_);
   }
   // outcome_ never changes once set: reading it unlocked is safe.
@@ -22,6 +26,11 @@ bool Event::signal(Status outcome) {
 bool Event::signaled() const {
   std::lock_guard lock(mutex_);
   return outcome_.has_value();
+}
+
+uint64_t Event::signaled_ns() const {
+  std::lock_guard lock(mutex_);
+  return signaled_ns_;
 }
 
 std::optional<Status> Event::outcome() const {

@@ -42,6 +42,9 @@ class Event {
   bool signaled() const;
   /// The outcome once signalled.
   std::optional<Status> outcome() const;
+  /// steady_clock nanoseconds when it was signalled (0: not yet), taken
+  /// before any waiter runs: what tests and traces order work by.
+  uint64_t signaled_ns() const;
   /// See the file comment.
   void when_signaled(std::function<void(const Status&)> callback);
 
@@ -49,6 +52,7 @@ class Event {
   const std::string origin_;
   mutable std::mutex mutex_;
   std::optional<Status> outcome_;
+  uint64_t signaled_ns_ = 0;
   std::vector<std::function<void(const Status&)>> waiting_;
 };
 

@@ -476,6 +476,43 @@ std::vector<PipelineBatch> PipelineRun::take_ready_batches() {
   return batches;
 }
 
+std::vector<PipelineBatch> PipelineRun::take_all_batches() {
+  if (error_) return {};
+  std::vector<PipelineBatch> batches;
+  // Per unit: the batch it went to; per location: its latest compute batch.
+  std::vector<uint32_t>& batch_of = pending_;
+  std::vector<uint32_t> latest(plan_->schedule().locations.size(), kNone);
+  size_t started = 0;
+  for (uint32_t u = 0; u < unit_count(); ++u) {
+    if (state_[u] == UnitState::Started || state_[u] == UnitState::Done) {
+      batch_of[u] = kNone;  // in flight or done: not in a batch of this call
+      continue;
+    }
+    const PipelineUnit& unit = plan_->unit(u);
+    // The latest batch of this call any dependency went to (kNone: none).
+    uint32_t needs = kNone;
+    for (uint32_t d : unit.dependencies)
+      if (batch_of[d] != kNone && (needs == kNone || batch_of[d] > needs)) needs = batch_of[d];
+    uint32_t b = kNone;
+    if (unit.kind != PipelineUnitKind::Transfer) {
+      const uint32_t at = latest[unit.location];
+      if (at != kNone && (needs == kNone || needs <= at)) b = at;
+    }
+    if (b == kNone) {
+      b = static_cast<uint32_t>(batches.size());
+      batches.push_back(PipelineBatch{unit.location, {}});
+      if (unit.kind != PipelineUnitKind::Transfer) latest[unit.location] = b;
+    }
+    batches[b].units.push_back(u);
+    batch_of[u] = b;
+    state_[u] = UnitState::Started;
+    ++started;
+  }
+  ready_.clear();
+  in_flight_ += started;
+  return batches;
+}
+
 std::vector<Tensor> PipelineRun::unit_inputs(uint32_t u) const {
   std::vector<Tensor> out;
   if (u >= unit_count()) return out;

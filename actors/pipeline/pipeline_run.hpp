@@ -193,6 +193,16 @@ class PipelineRun {
   /// failure.
   std::vector<PipelineBatch> take_ready_batches();
 
+  /// Every unit not started yet, now started, grouped into batches for
+  /// enqueueing behind events: batch k may read what batches before it
+  /// make (they are enqueued first) but nothing of a later one. A compute
+  /// unit joins the latest batch at its location when every dependency not
+  /// done is in that batch or an earlier one; a transfer is a batch of its
+  /// own. Batches come in an order that respects dependencies; the units of
+  /// each ascending. Inputs from other batches are not held yet: see
+  /// holds(). Empty after a failure.
+  std::vector<PipelineBatch> take_all_batches();
+
   /// The tensors of `unit`'s input copies (PipelineUnit::inputs order).
   /// Valid for a started unit whose inputs are all held: a unit taken by
   /// take_ready, or the first of a batch; an input produced inside its
@@ -223,10 +233,17 @@ class PipelineRun {
   /// needs from outside. Held for a batch from take_ready_batches.
   std::vector<SlotCopy> batch_input_copies(std::span<const uint32_t> batch) const;
   std::vector<Tensor> batch_inputs(std::span<const uint32_t> batch) const;
+  /// The same copies as ids (batch_input_copies' order).
+  std::vector<CopyId> batch_input_ids(std::span<const uint32_t> batch) const;
+  /// Whether copy `c`'s tensor is held now.
+  bool holds(CopyId c) const { return c < holding_.size() && holding_[c] != 0; }
+  const Tensor& held(CopyId c) const { return held_[c]; }
   /// Copies the units of `batch` make that are needed after it (read by a
   /// unit outside the batch, or a program output), in unit order, then
   /// output order. Copies read only inside the batch need not come back.
   std::vector<SlotCopy> batch_output_copies(std::span<const uint32_t> batch) const;
+  /// The same copies as ids (batch_output_copies' order).
+  std::vector<CopyId> batch_output_ids(std::span<const uint32_t> batch) const;
   /// Every unit of `batch` done at once: `outputs` parallel to
   /// batch_output_copies(batch). Errors as unit_done (Internal; the run is
   /// left unchanged).
@@ -272,8 +289,6 @@ class PipelineRun {
   Status check_in_flight(uint32_t u, std::string_view what) const;
   /// `unit`: who reported it, for the message (UINT32_MAX: a batch).
   Status check_output(SlotId slot, const Tensor& tensor, uint32_t unit) const;
-  std::vector<CopyId> batch_input_ids(std::span<const uint32_t> batch) const;
-  std::vector<CopyId> batch_output_ids(std::span<const uint32_t> batch) const;
   /// Two fresh stamps for copy_stamp_; returns the first (the second is
   /// one more).
   uint32_t stamp_copies() const;

@@ -28,7 +28,7 @@ CpuEngine::CpuEngine(Passkey, CpuEngineOptions options, std::unique_ptr<WorkerPo
   capabilities_.storage_classes = options.storage_classes;
   capabilities_.default_storage_class = options.storage_classes.front();
   for (const auto& storage : options.storage_classes)
-    memories_.push_back(HostBufferSource::create(Endpoint{identity_.id, storage}));
+    memories_.push_back(HostBufferSource::create(Endpoint{identity_.id, storage}, options.host_cache));
   capabilities_.executable = true;
   capabilities_.op_families = {OpFamily::Elementwise, OpFamily::Reduction, OpFamily::Indexing,
                                OpFamily::Dot, OpFamily::Layout};
@@ -121,7 +121,7 @@ void CpuEngine::launch(std::shared_ptr<const PreparedOp> op, std::vector<Tensor>
 }
 
 void CpuEngine::launch_batch(BatchWork work, LaunchCompletion done) {
-  LaunchCompletion finish = signal_then(std::move(work.signal), std::move(done));
+  LaunchCompletion finish = finish_batch_with(work, std::move(done));
   if (Status valid = validate_batch(work); !valid.ok()) return finish(valid.error());
   if (Status queue = check_queue(work, identity_, capabilities_); !queue.ok()) return finish(queue.error());
   if (Status host = check_host_inputs(work.inputs, identity_.id); !host.ok()) return finish(host.error());
@@ -139,9 +139,16 @@ void CpuEngine::launch_batch(BatchWork work, LaunchCompletion done) {
   }
   const uint32_t queue = work.queue;
   std::vector<EventPtr> waits = std::move(work.waits);
-  auto run = [work = std::move(work), finish, pool, counters, results](Status ready) {
+  auto run = [work = std::move(work), finish = std::move(finish), pool, counters, results,
+              engine = identity_.id](Status ready) mutable {
     if (!ready.ok()) return finish(ready.error());
-    finish(guarded("running a batch", [&] { return run_batch_in(results, work, *pool, counters); }));
+    if (!work.deferred.empty()) {
+      if (Status resolved = resolve_deferred_inputs(work); !resolved.ok()) return finish(resolved.error());
+      if (Status host = check_host_inputs(work.inputs, engine); !host.ok()) return finish(host.error());
+    }
+    auto outcome = guarded("running a batch", [&] { return run_batch_in(results, work, *pool, counters); });
+    { BatchWork spent = std::move(work); }  // the inputs go before the caller hears
+    finish(std::move(outcome));
   };
   if (queue != BatchWork::kAnyQueue) {
     if (queues_[queue]->submit(std::move(waits), std::move(run), here))
@@ -152,7 +159,7 @@ void CpuEngine::launch_batch(BatchWork work, LaunchCompletion done) {
     inline_batches_.fetch_add(1, std::memory_order_relaxed);
     return run(ok_status());
   }
-  if (waits.empty()) return pool_->post([run = std::move(run)] { run(ok_status()); });
+  if (waits.empty()) return pool_->post([run = std::move(run)]() mutable { run(ok_status()); });
   // Any queue, with waits: one of the queues, in turn (the queue holds the
   // waiting without a thread, and fails it if the engine goes first).
   const uint64_t turn = next_queue_.fetch_add(1, std::memory_order_relaxed);

@@ -126,3 +126,47 @@ TEST_CASE("an input in an engine's memory where the plan does not take it is ref
   CHECK(out.error().code() == ErrorCode::InputMismatch);
   CHECK(out.error().message() == "input 0 ('x') lives at cpu:1/pinned; the plan takes it at cpu/host");
 }
+
+TEST_CASE("a result left in an engine's memory is read back by an explicit copy; copies between every pair",
+          "[runtime][memory][copy]") {
+  auto cpu = engine_with("cpu", {"host"});
+  auto pinned = engine_with("cpu:1", {"pinned"});
+  {
+    Runtime rt{small_runtime()};
+    REQUIRE(rt.register_engine(cpu, 1).ok());
+    REQUIRE(rt.register_engine(pinned, 0).ok());
+    const Endpoint host{"cpu", "host"}, pin{"cpu:1", "pinned"};
+    REQUIRE(rt.add_route(TransferRoute{pin, host, "host_copy"}).ok());
+    REQUIRE(rt.add_route(TransferRoute{host, pin, "host_copy"}).ok());
+    // y = 2x + 1 stays where it was produced: cpu:1's pinned memory.
+    auto out = rt.run(affine(1), {iota8_on(*pinned, "pinned")}).get();
+    REQUIRE(out.ok());
+    const Tensor y = (*out)[0];
+    REQUIRE(y.endpoint() == pin);
+    // Read back: a copy in cpu's host memory, the same values, another buffer.
+    auto back = rt.copy(y, host).get();
+    REQUIRE(back.ok());
+    CHECK(back->endpoint() == host);
+    CHECK(back->data() != y.data());
+    for (int i = 0; i < 8; ++i) CHECK(back->data_as<float>()[i] == static_cast<float>(2 * i + 1));
+    // And on to the pinned memory again, and from unowned host memory to both.
+    auto there = rt.copy(*back, pin).get();
+    REQUIRE(there.ok());
+    CHECK(there->endpoint() == pin);
+    for (int i = 0; i < 8; ++i) CHECK(there->data_as<float>()[i] == static_cast<float>(2 * i + 1));
+    const HostTensor plain = HostTensor::zeros(DType::F32, {8}).value();
+    for (const Endpoint& to : {host, pin}) {
+      auto placed = rt.copy(plain, to).get();
+      REQUIRE(placed.ok());
+      CHECK(placed->endpoint() == to);
+      CHECK(placed->element_count() == 8);
+    }
+    // No route, no copy: the error names both ends.
+    auto nowhere = rt.copy(y, Endpoint{"cpu", "pinned"}).get();
+    REQUIRE_FALSE(nowhere.ok());
+    CHECK(nowhere.error().code() == ErrorCode::Unsupported);
+    CHECK(nowhere.error().message() == "no route from cpu:1/pinned to cpu/pinned to copy the value along");
+  }
+  check_all_returned(*cpu, "host");
+  check_all_returned(*pinned, "pinned");
+}

@@ -1,12 +1,14 @@
 // Buffers: where they live, who they go back to (exactly once, also after
 // their source is gone), the thread's host buffer source, counted memory,
-// and tensors over memory the host cannot address.
+// and tensors over memory the host cannot address; the size-class cache of
+// a host buffer source ([cache]).
 #include <catch2/catch.hpp>
 
 #include <atomic>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -183,6 +185,235 @@ TEST_CASE("copy_to_dense writes a strided view in row-major order", "[buffer]") 
   REQUIRE(transposed.copy_to_dense(reinterpret_cast<std::byte*>(out)).ok());
   const int32_t expected[6] = {0, 3, 1, 4, 2, 5};
   CHECK(std::equal(out, out + 6, expected));
+}
+
+// -- the size-class cache -----------------------------------------------------
+
+HostCacheOptions cache_on(uint64_t max_cached_bytes = uint64_t{256} << 20,
+                          size_t max_cached_block = kMappedBufferBytes) {
+  HostCacheOptions o;
+  o.enabled = true;
+  o.max_cached_bytes = max_cached_bytes;
+  o.max_cached_block = max_cached_block;
+  return o;
+}
+
+bool all_zero(const std::byte* p, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (p[i] != std::byte{0}) return false;
+  return true;
+}
+
+TEST_CASE("size classes: 64-byte steps up to 256, then four per power of two", "[buffer][cache]") {
+  CHECK(host_cache_class_bytes(0) == 64);
+  CHECK(host_cache_class_bytes(1) == 64);
+  CHECK(host_cache_class_bytes(64) == 64);
+  CHECK(host_cache_class_bytes(65) == 128);
+  CHECK(host_cache_class_bytes(200) == 256);
+  CHECK(host_cache_class_bytes(257) == 320);
+  CHECK(host_cache_class_bytes(449) == 512);
+  CHECK(host_cache_class_bytes(513) == 640);
+  CHECK(host_cache_class_bytes(1000) == 1024);
+  CHECK(host_cache_class_bytes(5000) == 5120);
+  CHECK(host_cache_class_bytes(uint64_t{3} << 20) == uint64_t{3} << 20);
+  CHECK(host_cache_class_bytes((uint64_t{3} << 20) + 1) == uint64_t{7} << 19);
+  CHECK(host_cache_class_bytes(kMaxTensorBytes) == kMaxTensorBytes);
+  for (uint64_t bytes = 1; bytes < (uint64_t{1} << 22); bytes = bytes * 3 / 2 + 1) {
+    const uint64_t c = host_cache_class_bytes(bytes);
+    CAPTURE(bytes, c);
+    CHECK(c >= bytes);
+    CHECK(c % kTensorAlignment == 0);
+    CHECK((c - bytes < 64 || (c - bytes) * 4 < c));  // under a quarter wasted
+  }
+}
+
+TEST_CASE("a caching source hands a freed block out again, zero-filled", "[buffer][cache]") {
+  auto source = HostBufferSource::create(Endpoint{"cpu", "host"}, cache_on());
+  auto a = source->allocate(1000).value();
+  std::byte* const address = a->data();
+  std::memset(address, 0xAB, 1000);
+  a.reset();
+  auto b = source->allocate(970).value();  // the same class (1024)
+  CHECK(b->data() == address);
+  CHECK(b->size() == 970);
+  CHECK(b->endpoint() == Endpoint{"cpu", "host"});
+  // Zeroed over its size rounded up to kTensorAlignment (1024 here).
+  CHECK(all_zero(b->data(), 1024));
+  std::memset(b->data(), 0xCD, 970);
+  b.reset();
+  // Another class does not take it: 1100 is of class 1280.
+  auto c = source->allocate(1100).value();
+  CHECK(c->data() != address);
+  CHECK(all_zero(c->data(), 1100));
+  // A large class (3 MiB) is reused and re-zeroed too.
+  auto big = source->allocate(size_t{3} << 20).value();
+  std::byte* const big_address = big->data();
+  std::memset(big_address, 0x5A, size_t{3} << 20);
+  big.reset();
+  auto again = source->allocate((size_t{3} << 20) - 100).value();
+  CHECK(again->data() == big_address);
+  CHECK(all_zero(again->data(), (size_t{3} << 20) - 64));
+}
+
+TEST_CASE("a caching source counts allocated, reserved, cached and peak bytes exactly",
+          "[buffer][cache]") {
+  auto source = HostBufferSource::create(Endpoint{"cpu", "host"}, cache_on());
+  // Classes: 100 -> 128, 1000 and 900 -> 1024, 5000 -> 5120, 0 -> 64, 120 -> 128.
+  auto a = source->allocate(100).value();
+  auto b = source->allocate(1000).value();
+  auto c = source->allocate(5000).value();
+  CHECK(source->stats() == MemoryStats{6100, 6272, 6100, 3, 0, 0});
+  b.reset();
+  CHECK(source->stats() == MemoryStats{5100, 6272, 6100, 3, 1, 1024});
+  auto d = source->allocate(900).value();  // b's block
+  CHECK(source->stats() == MemoryStats{6000, 6272, 6100, 4, 1, 0});
+  c.reset();
+  a.reset();
+  CHECK(source->stats() == MemoryStats{900, 6272, 6100, 4, 3, 5248});
+  auto e = source->allocate(0).value();    // a fresh 64
+  auto f = source->allocate(120).value();  // a's block
+  CHECK(source->stats() == MemoryStats{1020, 6336, 6100, 6, 3, 5120});
+  source->trim();
+  CHECK(source->stats() == MemoryStats{1020, 1216, 6100, 6, 3, 0});
+  d.reset();
+  e.reset();
+  f.reset();
+  CHECK(source->stats() == MemoryStats{0, 1216, 6100, 6, 6, 1216});
+}
+
+TEST_CASE("a caching source keeps at most max_cached_bytes", "[buffer][cache]") {
+  auto source = HostBufferSource::create(Endpoint{"cpu", "host"}, cache_on(4096));
+  std::vector<std::shared_ptr<Buffer>> alive;
+  for (int i = 0; i < 10; ++i) alive.push_back(source->allocate(1000).value());
+  CHECK(source->stats().reserved_bytes == 10 * 1024);
+  alive.clear();  // four fit in 4096; six go back to the heap
+  CHECK(source->stats().reserved_bytes == 4096);
+  CHECK(source->stats().cached_bytes == 4096);
+  {
+    auto x = source->allocate(3000).value();  // class 3072, none cached
+    CHECK(source->stats().reserved_bytes == 4096 + 3072);
+  }
+  CHECK(source->stats().reserved_bytes == 4096);  // 3072 more would pass the cap
+  // Random traffic: reserved stays between the alive class bytes and that
+  // plus the cap, the difference being what is cached.
+  std::mt19937 rng(7);
+  std::vector<std::shared_ptr<Buffer>> slots(32);
+  uint64_t alive_class = 0;
+  for (int i = 0; i < 4000; ++i) {
+    auto& slot = slots[rng() % slots.size()];
+    if (slot) {
+      alive_class -= host_cache_class_bytes(slot->size());
+      slot.reset();
+    } else {
+      slot = source->allocate(1 + rng() % 3000).value();
+      alive_class += host_cache_class_bytes(slot->size());
+    }
+    const MemoryStats s = source->stats();
+    REQUIRE(s.reserved_bytes == alive_class + s.cached_bytes);
+    REQUIRE(s.cached_bytes <= 4096);
+  }
+}
+
+TEST_CASE("blocks whose class is above max_cached_block bypass the cache", "[buffer][cache]") {
+  auto source = HostBufferSource::create(Endpoint{"cpu", "host"}, cache_on());
+  {
+    auto big = source->allocate(40u << 20).value();  // above kMappedBufferBytes
+    CHECK(source->stats().reserved_bytes == 40u << 20);  // as asked, not a class
+    CHECK(big->host_addressable());
+  }
+  CHECK(source->stats() == MemoryStats{0, 0, 40u << 20, 1, 1, 0});
+
+  auto small = HostBufferSource::create(Endpoint{"cpu", "host"}, cache_on(uint64_t{1} << 20, 1000));
+  small->allocate(1000).value().reset();  // class 1024 > 1000: bypasses
+  small->allocate(850).value().reset();   // class 896: cached
+  CHECK(small->stats() == MemoryStats{0, 896, 1000, 2, 2, 896});
+}
+
+TEST_CASE("trim gives every cached block back, leaving the alive class bytes", "[buffer][cache]") {
+  auto source = HostBufferSource::create(Endpoint{"cpu", "host"}, cache_on());
+  std::vector<std::shared_ptr<Buffer>> alive, dropped;
+  const size_t kept[] = {10, 300, 4000, 70000}, let_go[] = {50, 600, 9000, size_t{1} << 20};
+  for (size_t bytes : kept) alive.push_back(source->allocate(bytes).value());
+  for (size_t bytes : let_go) dropped.push_back(source->allocate(bytes).value());
+  const uint64_t alive_class = 64 + 320 + 4096 + 81920;
+  dropped.clear();
+  const uint64_t cached = 64 + 640 + 10240 + (1u << 20);
+  CHECK(source->stats().cached_bytes == cached);
+  CHECK(source->stats().reserved_bytes == alive_class + cached);
+  source->trim();
+  CHECK(source->stats().cached_bytes == 0);
+  CHECK(source->stats().reserved_bytes == alive_class);
+  alive.pop_back();  // cached again after a trim
+  CHECK(source->stats().cached_bytes == 81920);
+  CHECK(source->stats().reserved_bytes == alive_class);
+  source->trim();
+  CHECK(source->stats().reserved_bytes == 64 + 320 + 4096);
+}
+
+TEST_CASE("a caching source stays exact when 4 threads allocate and release at random",
+          "[buffer][cache]") {
+  // A 1 MiB cap, so that both the cached and the over-the-cap paths run.
+  auto source = HostBufferSource::create(Endpoint{"cpu", "host"}, cache_on(uint64_t{1} << 20));
+  constexpr int kThreads = 4, kOps = 10000;
+  std::mutex mailbox_mutex;
+  std::vector<std::shared_ptr<Buffer>> mailbox;  // buffers dropped on another thread
+  std::atomic<int> bad{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      std::mt19937 rng(static_cast<unsigned>(t) + 1);
+      std::vector<std::shared_ptr<Buffer>> slots(16);
+      for (int i = 0; i < kOps; ++i) {
+        auto& slot = slots[rng() % slots.size()];
+        if (slot && i % 8 == 0) {
+          std::lock_guard<std::mutex> lock(mailbox_mutex);
+          mailbox.push_back(std::move(slot));
+        } else if (slot) {
+          slot.reset();
+        } else {
+          const size_t bytes = rng() % (size_t{1} << (rng() % 17));
+          auto b = source->allocate(bytes);
+          if (!b.ok()) {
+            ++bad;
+            continue;
+          }
+          slot = std::move(*b);
+          if (bytes > 0 && (slot->data()[0] != std::byte{0} || slot->data()[bytes - 1] != std::byte{0})) ++bad;
+          if (bytes > 0) std::memset(slot->data(), 0xEE, bytes);
+        }
+        if (i % 64 == 0) {
+          std::vector<std::shared_ptr<Buffer>> taken;
+          std::lock_guard<std::mutex> lock(mailbox_mutex);
+          taken.swap(mailbox);  // dropped here, outside the lock
+        }
+      }
+    });
+  for (auto& t : threads) t.join();
+  mailbox.clear();
+  const MemoryStats s = source->stats();
+  CHECK(bad.load() == 0);
+  CHECK(s.allocated_bytes == 0);
+  CHECK(s.allocations == s.releases);
+  CHECK(s.allocations > 0);
+  CHECK(s.reserved_bytes == s.cached_bytes);
+  CHECK(s.cached_bytes <= uint64_t{1} << 20);
+}
+
+TEST_CASE("a buffer outliving its caching source's owners still goes back to it", "[buffer][cache]") {
+  std::shared_ptr<Buffer> survivor;
+  std::weak_ptr<HostBufferSource> weak;
+  {
+    auto source = HostBufferSource::create(Endpoint{"cpu", "host"}, cache_on());
+    weak = source;
+    source->allocate(500).value().reset();  // a cached 512
+    survivor = source->allocate(100).value();
+  }
+  REQUIRE_FALSE(weak.expired());
+  CHECK(weak.lock()->stats() == MemoryStats{100, 640, 500, 2, 1, 512});
+  // The last buffer goes back into the cache, and the source, now
+  // unreferenced, gives the cache back to the heap (valgrind sees no leak).
+  survivor.reset();
+  CHECK(weak.expired());
 }
 
 }  // namespace

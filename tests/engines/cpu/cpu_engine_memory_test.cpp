@@ -171,3 +171,41 @@ TEST_CASE("host_copy moves a value between every pair of storage classes of two 
   CHECK(nowhere.error().message() ==
         "transfer cpu/host -> cpu:1/device via host_copy: engine 'cpu:1' has no storage class 'device'");
 }
+
+TEST_CASE("with its host cache on, a CPU engine keeps freed results for the next run",
+          "[cpu_engine][memory][cache]") {
+  CpuEngineOptions o = first_engine();
+  o.host_cache.enabled = true;
+  auto a = test_engine(o);
+  const int64_t n = 1000;  // f32[1000]: 4000 bytes, class 4096
+  const Endpoint at{"cpu", "host"};
+  auto run_once = [&] {
+    BatchWork w;
+    w.inputs = {f32_iota(n, 1.0f), f32_iota(n, 0.0f)};
+    w.ops.push_back({bound_op(OpKind::Multiply, n, at), {BatchRef::input(0), BatchRef::input(1)}});
+    w.ops.push_back({bound_op(OpKind::Add, n, at), {BatchRef::op(0), BatchRef::input(0)}});
+    w.outputs = {BatchRef::op(1)};
+    auto out = run_batch(*a, std::move(w));
+    REQUIRE(out.ok());
+    const float x = 1.0f + 999.0f, y = 999.0f;
+    CHECK((*out)[0].data_as<float>()[999] == x * y + x);
+    MemoryStats held = a->memory_stats("host").value();
+    CHECK(held.allocated_bytes >= n * 4);
+    CHECK(held.reserved_bytes >= held.allocated_bytes);
+  };
+  run_once();
+  MemoryStats first = a->memory_stats("host").value();
+  CHECK(first.allocated_bytes == 0);
+  CHECK(first.reserved_bytes > 0);
+  CHECK(first.reserved_bytes == first.cached_bytes);
+  CHECK(first.allocations == first.releases);
+  run_once();  // the same sizes again: served from the cache
+  MemoryStats second = a->memory_stats("host").value();
+  CHECK(second.allocated_bytes == 0);
+  CHECK(second.allocations > first.allocations);
+  CHECK(second.reserved_bytes == first.reserved_bytes);
+  // Off (the default), nothing is held once results are dropped.
+  auto plain = test_engine(first_engine());
+  CHECK(plain->allocate("host", DType::F32, {n}).ok());
+  CHECK(plain->memory_stats("host").value().reserved_bytes == 0);
+}
