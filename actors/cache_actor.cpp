@@ -20,7 +20,7 @@ struct CacheActorState {
 
 namespace {
 
-using Self = caf::stateful_actor<CacheActorState>;
+using Self = cache_actor_type::stateful_base<CacheActorState>;
 
 void handle_job(Self* self, Runtime::Impl* rt, PrepareJobPtr job);
 
@@ -59,7 +59,7 @@ void handle_job(Self* self, Runtime::Impl* rt, PrepareJobPtr job) {
   }
   const bool registered = std::get<CacheProduce>(found).registered;
   if (registered) self->state.waiters.emplace(waiter, job);
-  caf::actor me = caf::actor_cast<caf::actor>(self);
+  auto me = caf::actor_cast<cache_actor_type>(self);
   if (rt->options.deterministic_scheduler) {
     // A later turn of this actor produces (message order is the test's).
     auto production = std::make_shared<Production>(
@@ -105,7 +105,7 @@ void handle_production(Self* self, Runtime::Impl* rt, const ProductionPtr& p) {
   sync_memo(self, rt);
 }
 
-caf::behavior prepare_cache_actor(Self* self, Runtime::Impl* rt) {
+cache_actor_type::behavior_type prepare_cache_actor(Self* self, Runtime::Impl* rt) {
   self->state.store = std::make_unique<PrepareCacheStore>(rt->options.cache_byte_budget, rt->use_clock);
   return {
       [=](msg::prepare_atom, PrepareJobPtr job) { handle_job(self, rt, std::move(job)); },
@@ -126,7 +126,7 @@ caf::behavior prepare_cache_actor(Self* self, Runtime::Impl* rt) {
 
 }  // namespace
 
-caf::actor spawn_prepare_cache(caf::actor_system& system, Runtime::Impl* rt) {
+cache_actor_type spawn_prepare_cache(caf::actor_system& system, Runtime::Impl* rt) {
   return system.spawn(prepare_cache_actor, rt);
 }
 

@@ -8,28 +8,26 @@ namespace tenact {
 
 namespace {
 
-using tick_atom = caf::atom_constant<caf::atom("t_tick")>;
-
 // Ticks often enough for short deadlines (tests use a few hundred ms).
 std::chrono::milliseconds tick_of(const RuntimeOptions& o) {
   const auto shortest = std::min(o.run_deadline, o.prepare_deadline);
   return std::clamp(shortest / 10, std::chrono::milliseconds{5}, std::chrono::milliseconds{100});
 }
 
-caf::behavior deadline_ticker(caf::event_based_actor* self, Runtime::Impl* rt) {
+ticker_actor_type::behavior_type deadline_ticker(ticker_actor_type::pointer self, Runtime::Impl* rt) {
   const auto tick = tick_of(rt->options);
-  self->delayed_send(self, tick, tick_atom::value);
+  self->delayed_send(self, tick, msg::tick_atom::value);
   return {
-      [=](tick_atom) {
+      [=](msg::tick_atom) {
         rt->pending.expire();
-        self->delayed_send(self, tick, tick_atom::value);
+        self->delayed_send(self, tick, msg::tick_atom::value);
       },
   };
 }
 
 }  // namespace
 
-caf::actor spawn_deadline_ticker(caf::actor_system& system, Runtime::Impl* rt) {
+ticker_actor_type spawn_deadline_ticker(caf::actor_system& system, Runtime::Impl* rt) {
   return system.spawn(deadline_ticker, rt);
 }
 

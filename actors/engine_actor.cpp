@@ -10,7 +10,7 @@
 
 namespace tenact {
 
-caf::behavior engine_actor(caf::event_based_actor* self, std::shared_ptr<Engine> engine,
+engine_actor_type::behavior_type engine_actor(engine_actor_type::pointer self, std::shared_ptr<Engine> engine,
                            std::shared_ptr<EngineWatch> watch, Runtime::Impl* rt) {
   // Runs that bypass this actor (the single-batch fast path) fail with it.
   self->attach_functor([watch](const caf::error& reason) { watch->down(caf::to_string(reason)); });

@@ -11,6 +11,8 @@
 
 #include "actors/cache/prepare_cache_store.hpp"
 #include "engines/engine.hpp"
+#include "transfer/providers.hpp"
+#include "transfer/transfer_route.hpp"
 #include "planning/input_signature.hpp"
 #include "planning/preparation_context.hpp"
 #include "planning/prepared_program.hpp"
@@ -49,12 +51,30 @@ struct BatchJob {
   uint64_t batch_id = 0;
   BatchWork work;
   /// Transfers only: the route and who moves the bytes (work.inputs holds
-  /// the one value at its source).
+  /// the one value at its source). The transfer actor resolves `provider`
+  /// by name into `mover` before the copy runs.
   std::string provider;
+  std::shared_ptr<const TransferProvider> mover;
   Endpoint source, destination;
   std::function<void(Result<std::vector<Tensor>>)> reply;
 };
 using BatchJobPtr = std::shared_ptr<BatchJob>;
+
+/// A change to the transfer registry (the transfer actor's routes and
+/// providers), and who hears the outcome: the new configuration epoch, or
+/// the reason it was refused. `done` is called exactly once, on the
+/// transfer actor's thread (or, on shutdown, by the runtime).
+struct RegistryChange {
+  enum class Kind : uint8_t { AddProvider, AddRoute, RemoveRoute };
+  Kind kind = Kind::AddRoute;
+  /// AddProvider: its name and the provider.
+  std::string name;
+  TransferProvider provider;
+  /// AddRoute: the route; RemoveRoute: its endpoints.
+  TransferRoute route;
+  std::function<void(Result<uint64_t>)> done;
+};
+using RegistryChangePtr = std::shared_ptr<RegistryChange>;
 
 struct BatchResult {
   uint64_t batch_id = 0;

@@ -18,7 +18,7 @@ struct PipelineInit {
   uint64_t run_id = 0;
   std::optional<PipelineRun> run;
   SymbolBindings symbols;
-  std::vector<caf::actor> location_actors;  // per LocationId
+  std::vector<engine_actor_type> location_actors;  // per LocationId
   ExecuteCallback done;
   ExecutionStats* stats = nullptr;
 };
@@ -53,7 +53,7 @@ struct PipelineActorState {
 
 namespace {
 
-using Self = caf::stateful_actor<PipelineActorState>;
+using Self = pipeline_actor_type::stateful_base<PipelineActorState>;
 
 void finish(Self* self, Runtime::Impl* rt, Result<std::vector<Tensor>> result) {
   auto& st = self->state;
@@ -169,7 +169,7 @@ Status enqueue_behind_events(PipelineActorState& st, const PipelineRun& run, uin
 void dispatch(Self* self, Runtime::Impl* rt) {
   auto& st = self->state;
   PipelineRun& run = *st.init->run;
-  caf::actor me = caf::actor_cast<caf::actor>(self);
+  auto me = caf::actor_cast<pipeline_actor_type>(self);
   const bool behind_events = rt->options.enqueue_behind_events;
   if (behind_events && st.producers.empty()) st.producers.resize(run.plan().copy_count());
   for (PipelineBatch& batch : behind_events ? run.take_all_batches() : run.take_ready_batches()) {
@@ -202,7 +202,7 @@ void dispatch(Self* self, Runtime::Impl* rt) {
       job->work.symbols = st.init->symbols;
       job->work.timings = timings;
       if (timings) st.batch_instructions.emplace(id, std::move(instructions));
-      const caf::actor& target = st.init->location_actors[batch.location];
+      const engine_actor_type& target = st.init->location_actors[batch.location];
       st.batches.emplace(id, std::move(batch.units));
       self->send(target, msg::launch_atom::value, std::move(job));
     }
@@ -268,7 +268,7 @@ void on_batch_done(Self* self, Runtime::Impl* rt, const BatchResultPtr& result) 
   if (run.finished()) finish(self, rt, run.take_outputs());
 }
 
-caf::behavior pipeline_actor(Self* self, Runtime::Impl* rt, std::shared_ptr<PipelineInit> init) {
+pipeline_actor_type::behavior_type pipeline_actor(Self* self, Runtime::Impl* rt, std::shared_ptr<PipelineInit> init) {
   self->state.init = std::move(init);
   for (size_t loc = 0; loc < self->state.init->location_actors.size(); ++loc)
     self->monitor(self->state.init->location_actors[loc]);
@@ -371,7 +371,7 @@ void spawn_pipeline(Runtime::Impl* rt, std::shared_ptr<const PreparedProgram> pr
   auto init = std::make_shared<PipelineInit>();
   const ScheduledGraph& graph = run->plan().schedule();
   for (const Endpoint& e : graph.locations) {
-    caf::actor a = rt->engine_actor(e.engine);
+    engine_actor_type a = rt->engine_actor(e.engine);
     if (!a) return done(Error{ErrorCode::EngineDown, "engine '" + e.engine + "' is not registered any more"});
     init->location_actors.push_back(std::move(a));
   }
@@ -386,7 +386,7 @@ void spawn_pipeline(Runtime::Impl* rt, std::shared_ptr<const PreparedProgram> pr
   }
   init->run_id = ++rt->next_run;
   const uint64_t id = init->run_id;
-  caf::actor pipeline = rt->system->spawn(pipeline_actor, rt, init);
+  pipeline_actor_type pipeline = rt->system->spawn(pipeline_actor, rt, init);
   rt->pipelines.emplace(id, pipeline);
   lock.unlock();
   caf::anon_send(pipeline, msg::start_atom::value);

@@ -62,11 +62,11 @@ Runtime::Impl::Impl(RuntimeOptions opts) : options(std::move(opts)) {
   epoch.store(config->epoch(), std::memory_order_release);
   cache = spawn_prepare_cache(*system, this);
   ticker = spawn_deadline_ticker(*system, this);
-  transfer = system->spawn(transfer_actor, this);
+  transfer = spawn_transfer_registry(*system, this);
 }
 
 Runtime::Impl::~Impl() {
-  std::map<uint64_t, caf::actor> runs;
+  std::map<uint64_t, pipeline_actor_type> runs;
   {
     std::lock_guard lock(mutex);
     closing = true;
@@ -74,11 +74,13 @@ Runtime::Impl::~Impl() {
   }
   pending.close(Error{ErrorCode::Shutdown, "the runtime shut down while the request was in flight"});
   planning_pool.reset();  // queued productions finish; their answers find closed requests
-  transfer_pool.reset();
   {
+    // Copies waiting on events still post to the transfer threads: those
+    // go after the last of them.
     std::unique_lock lock(work_mutex_);
     work_cv_.wait(lock, [this] { return work_in_flight_ == 0; });
   }
+  transfer_pool.reset();
   for (auto& [id, run] : runs) caf::anon_send_exit(run, caf::exit_reason::kill);
   caf::anon_send_exit(cache, caf::exit_reason::kill);
   caf::anon_send_exit(transfer, caf::exit_reason::kill);
@@ -92,9 +94,9 @@ Runtime::Impl::~Impl() {
   }
   if (options.deterministic_scheduler) drive_scheduler(*system);  // lets the actors see their exits
   runs.clear();
-  cache = caf::actor{};
-  transfer = caf::actor{};
-  ticker = caf::actor{};
+  cache = cache_actor_type{};
+  transfer = transfer_actor_type{};
+  ticker = ticker_actor_type{};
   gateway = caf::actor{};
   system.reset();
 }
@@ -130,10 +132,10 @@ RuntimeConfigPtr Runtime::Impl::current_config() const {
   return config;
 }
 
-caf::actor Runtime::Impl::engine_actor(std::string_view id) const {
+engine_actor_type Runtime::Impl::engine_actor(std::string_view id) const {
   std::lock_guard lock(mutex);
   auto it = engines.find(id);
-  return it == engines.end() ? caf::actor{} : it->second.actor;
+  return it == engines.end() ? engine_actor_type{} : it->second.actor;
 }
 
 std::optional<EngineSlot> Runtime::Impl::engine_slot(std::string_view id) const {
@@ -177,7 +179,7 @@ Status Runtime::register_engine(std::shared_ptr<Engine> engine, uint32_t prefere
   EngineRegistration reg{engine->identity(), engine->capabilities(), preference, std::move(extension_payloads)};
   TENACT_ASSIGN_OR_RETURN(auto next, impl_->config->with_engine(std::move(reg)));
   auto watch = std::make_shared<EngineWatch>(engine->identity().id);
-  caf::actor actor = impl_->system->spawn(engine_actor, engine, watch, impl_.get());
+  engine_actor_type actor = impl_->system->spawn(engine_actor, engine, watch, impl_.get());
   impl_->engines[engine->identity().id] = EngineSlot{engine, actor, watch};
   impl_->publish(std::move(next));
   return ok_status();
@@ -191,32 +193,47 @@ Status Runtime::remove_engine(std::string_view id) {
   return ok_status();
 }
 
-Status Runtime::add_transfer_provider(std::string name, TransferProvider provider) {
-  if (impl_->closing) return impl_->refusal("add_transfer_provider");
-  std::lock_guard lock(impl_->mutex);
-  TENACT_ASSIGN_OR_RETURN(auto next, impl_->config->with_transfer_provider(name));
-  TENACT_TRY(impl_->providers.add(std::move(name), std::move(provider)));
-  impl_->publish(std::move(next));
+namespace {
+
+// Sends `change` to the transfer registry and waits for its answer (the
+// registry owns providers and routes). From a runtime thread that wait
+// could hold up the very threads that answer, so it is refused there.
+Status change_registry(Runtime::Impl& rt, const char* what, std::shared_ptr<RegistryChange> change) {
+  if (rt.closing) return rt.refusal(what);
+  if (on_runtime_thread())
+    return Error{ErrorCode::InvalidAttribute, std::string{what} +
+                                                  " waits for the transfer registry: call it from a thread of your "
+                                                  "own, not from a runtime callback"};
+  auto [callback, future] = future_callback<uint64_t>();
+  change->done = rt.pending.track<uint64_t>(std::move(callback), "the registry change", rt.options.prepare_deadline);
+  caf::anon_send(rt.transfer, msg::registry_atom::value, std::move(change));
+  Result<uint64_t> epoch = future.get();
+  if (!epoch.ok()) return epoch.error();
   return ok_status();
+}
+
+}  // namespace
+
+Status Runtime::add_transfer_provider(std::string name, TransferProvider provider) {
+  auto change = std::make_shared<RegistryChange>();
+  change->kind = RegistryChange::Kind::AddProvider;
+  change->name = std::move(name);
+  change->provider = std::move(provider);
+  return change_registry(*impl_, "add_transfer_provider", std::move(change));
 }
 
 Status Runtime::add_route(TransferRoute route) {
-  if (!impl_->providers.has(route.provider))
-    return Error{ErrorCode::Unsupported, "no transfer provider '" + route.provider + "' is registered"};
-  if (!impl_->providers.can_copy(route.provider, route.source, route.destination))
-    return Error{ErrorCode::Unsupported, "transfer provider '" + route.provider + "' cannot copy " +
-                                             route.source.to_string() + " -> " + route.destination.to_string()};
-  std::lock_guard lock(impl_->mutex);
-  TENACT_ASSIGN_OR_RETURN(auto next, impl_->config->with_route(std::move(route)));
-  impl_->publish(std::move(next));
-  return ok_status();
+  auto change = std::make_shared<RegistryChange>();
+  change->kind = RegistryChange::Kind::AddRoute;
+  change->route = std::move(route);
+  return change_registry(*impl_, "add_route", std::move(change));
 }
 
 Status Runtime::remove_route(const Endpoint& source, const Endpoint& destination) {
-  std::lock_guard lock(impl_->mutex);
-  TENACT_ASSIGN_OR_RETURN(auto next, impl_->config->without_route(source, destination));
-  impl_->publish(std::move(next));
-  return ok_status();
+  auto change = std::make_shared<RegistryChange>();
+  change->kind = RegistryChange::Kind::RemoveRoute;
+  change->route = TransferRoute{source, destination, ""};
+  return change_registry(*impl_, "remove_route", std::move(change));
 }
 
 RuntimeConfigPtr Runtime::config() const { return impl_->current_config(); }

@@ -5,9 +5,18 @@
 // Locking: `mutex` guards config, engines and pipelines; it is held only
 // for map updates and copies, never while calling an engine or waiting.
 // Shutdown order (~Impl): refuse new requests, fail every pending request
-// with Shutdown, stop the planning and transfer pools (queued work still
-// runs to completion), wait for engine work in flight, kill the actors,
-// drop every handle, then destroy the actor system.
+// with Shutdown, stop the planning pool (queued work still runs to
+// completion), wait for engine and transfer work in flight (copies behind
+// events still need the transfer threads), stop the transfer pool, kill
+// the actors, drop every handle, then destroy the actor system.
+//
+// State: the transfer registry actor alone holds the transfer providers
+// and decides route changes; the prepare-cache actor alone holds its store.
+// The configuration snapshot, the engines and the pipelines are the
+// facade's, under `mutex` (the registry publishes its changes through it);
+// the request memo and the plan cache are read by the facade on the
+// caller's thread (a cache hit costs no message) and cleared by the cache
+// actor when entries leave its store.
 #pragma once
 
 #include <atomic>
@@ -34,7 +43,7 @@ namespace tenact {
 
 struct EngineSlot {
   std::shared_ptr<Engine> engine;
-  caf::actor actor;
+  engine_actor_type actor;
   std::shared_ptr<EngineWatch> watch;
 };
 
@@ -50,19 +59,18 @@ struct Runtime::Impl {
   std::unique_ptr<WorkerPool> planning_pool;
   /// Runs transfers off the scheduler threads.
   std::unique_ptr<WorkerPool> transfer_pool;
-  TransferProviders providers;
 
   mutable std::mutex mutex;
   RuntimeConfigPtr config;
   /// config->epoch(), readable without the mutex (execute's fast check).
   std::atomic<uint64_t> epoch{0};
   std::map<std::string, EngineSlot, std::less<>> engines;
-  std::map<uint64_t, caf::actor> pipelines;
+  std::map<uint64_t, pipeline_actor_type> pipelines;
   uint64_t next_run = 0;
-  caf::actor cache;
-  caf::actor transfer;
+  cache_actor_type cache;
+  transfer_actor_type transfer;
   /// Fails requests past their deadline (PendingRequests::expire) on a tick.
-  caf::actor ticker;
+  ticker_actor_type ticker;
   /// The typed CAF-native interface (runtime_caf.hpp), as an untyped handle.
   caf::actor gateway;
 
@@ -91,7 +99,7 @@ struct Runtime::Impl {
   /// The current configuration snapshot.
   RuntimeConfigPtr current_config() const;
   /// The engine actor of `id` (invalid handle when none).
-  caf::actor engine_actor(std::string_view id) const;
+  engine_actor_type engine_actor(std::string_view id) const;
   /// The engine slot of `id` (empty when none).
   std::optional<EngineSlot> engine_slot(std::string_view id) const;
   /// Publishes a configuration change: new snapshot, memo cleared, old
@@ -106,12 +114,12 @@ struct Runtime::Impl {
 };
 
 /// Behaviors of the actors (one file each).
-caf::actor spawn_prepare_cache(caf::actor_system& system, Runtime::Impl* rt);
-caf::actor spawn_deadline_ticker(caf::actor_system& system, Runtime::Impl* rt);
+cache_actor_type spawn_prepare_cache(caf::actor_system& system, Runtime::Impl* rt);
+ticker_actor_type spawn_deadline_ticker(caf::actor_system& system, Runtime::Impl* rt);
 caf::actor spawn_gateway(caf::actor_system& system, Runtime* runtime, Runtime::Impl* rt);
-caf::behavior engine_actor(caf::event_based_actor* self, std::shared_ptr<Engine> engine,
-                           std::shared_ptr<EngineWatch> watch, Runtime::Impl* rt);
-caf::behavior transfer_actor(caf::event_based_actor* self, Runtime::Impl* rt);
+engine_actor_type::behavior_type engine_actor(engine_actor_type::pointer self, std::shared_ptr<Engine> engine,
+                                              std::shared_ptr<EngineWatch> watch, Runtime::Impl* rt);
+transfer_actor_type spawn_transfer_registry(caf::actor_system& system, Runtime::Impl* rt);
 
 /// Spawns the pipeline actor of one run; `done` is called exactly once.
 void spawn_pipeline(Runtime::Impl* rt, std::shared_ptr<const PreparedProgram> program,

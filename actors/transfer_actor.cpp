@@ -1,17 +1,31 @@
-// The transfer actor: runs transfers through their providers
-// (transfer/providers.hpp) on the runtime's transfer threads, replying to
-// the requesting pipeline from there. A transfer batch carries one value
-// (the value at its source): in BatchWork::inputs, or deferred to the batch
-// that makes it, whose event the transfer waits on (BatchWork::waits) —
-// without holding a thread: the copy is posted to a transfer thread when
-// the last event is signalled. It publishes and signals (BatchWork::publish,
-// signal) before it replies, so work behind it may start at once.
+// The transfer registry actor. It owns the transfer providers (no one else
+// holds them), decides every route change — a provider registered once per
+// name, a route only for a provider that can copy it, one provider per
+// route — and publishes each change as a new configuration epoch (the
+// snapshot planning reads). And it runs copies: a transfer batch carries
+// one value (the value at its source), in BatchWork::inputs or deferred to
+// the batch that makes it, whose event the copy waits on (BatchWork::waits)
+// without holding a thread; the copy is posted to a transfer thread when
+// the last event is signalled, with the provider this actor resolved for
+// it, and publishes and signals (BatchWork::publish, signal) before it
+// replies, so work behind it may start at once.
+//
+// Handlers only route: the registry decisions are RuntimeConfig's and
+// TransferProviders' (planning/runtime_config.hpp, transfer/providers.hpp).
 #include "actors/runtime_impl.hpp"
 #include "core/guarded.hpp"
 
 namespace tenact {
 
 namespace {
+
+struct TransferRegistryState {
+  TransferProviders providers;
+};
+
+using Self = transfer_actor_type::stateful_base<TransferRegistryState>;
+
+// -- copies ----------------------------------------------------------------------------
 
 // On a transfer thread: the copy itself, once the waits are signalled ok.
 Result<std::vector<Tensor>> copy_value(Runtime::Impl* rt, BatchJob& job) {
@@ -24,8 +38,8 @@ Result<std::vector<Tensor>> copy_value(Runtime::Impl* rt, BatchJob& job) {
       return Error{ErrorCode::EngineDown, "transfer " + job.source.to_string() + " -> " +
                                               job.destination.to_string() + ": engine '" +
                                               job.destination.engine + "' is not registered"};
-    return rt->providers.run(job.provider,
-                             TransferRequest{job.work.inputs[0], job.source, job.destination, *slot->engine});
+    return TransferProviders::run_with(job.mover.get(), job.provider,
+                                       TransferRequest{job.work.inputs[0], job.source, job.destination, *slot->engine});
   });
   if (job.work.timings)
     job.work.timings->ops.push_back(OpTiming{0, 0, begin, steady_now_ns(), trace_thread_index()});
@@ -52,13 +66,65 @@ void run_transfer(Runtime::Impl* rt, BatchJobPtr job) {
   });
 }
 
+// -- registry changes ----------------------------------------------------------------
+
+// Builds the next configuration from the current one under the runtime's
+// mutex and publishes it; returns its epoch.
+template <class Change>
+Result<uint64_t> publish_change(Runtime::Impl* rt, const char* what, Change change) {
+  std::lock_guard lock(rt->mutex);
+  if (rt->closing) return rt->refusal(what);
+  TENACT_ASSIGN_OR_RETURN(RuntimeConfigPtr next, change(*rt->config));
+  const uint64_t epoch = next->epoch();
+  rt->publish(std::move(next));
+  return epoch;
+}
+
+Result<uint64_t> apply(Runtime::Impl* rt, TransferProviders& providers, RegistryChange& change) {
+  switch (change.kind) {
+    case RegistryChange::Kind::AddProvider:
+      return publish_change(rt, "add_transfer_provider", [&](const RuntimeConfig& config) -> Result<RuntimeConfigPtr> {
+        TENACT_ASSIGN_OR_RETURN(auto next, config.with_transfer_provider(change.name));
+        TENACT_TRY(providers.add(change.name, std::move(change.provider)));
+        return next;
+      });
+    case RegistryChange::Kind::AddRoute: {
+      const TransferRoute& route = change.route;
+      if (!providers.has(route.provider))
+        return Error{ErrorCode::Unsupported, "no transfer provider '" + route.provider + "' is registered"};
+      if (!providers.can_copy(route.provider, route.source, route.destination))
+        return Error{ErrorCode::Unsupported, "transfer provider '" + route.provider + "' cannot copy " +
+                                                 route.source.to_string() + " -> " + route.destination.to_string()};
+      return publish_change(rt, "add_route", [&](const RuntimeConfig& config) { return config.with_route(route); });
+    }
+    case RegistryChange::Kind::RemoveRoute:
+      return publish_change(rt, "remove_route", [&](const RuntimeConfig& config) {
+        return config.without_route(change.route.source, change.route.destination);
+      });
+  }
+  return Error{ErrorCode::Internal, "an unknown registry change"};
+}
+
+// A copy whose provider is unknown fails at once, naming the route.
+void launch(Self* self, Runtime::Impl* rt, BatchJobPtr job) {
+  job->mover = self->state.providers.find(job->provider);
+  run_transfer(rt, std::move(job));
+}
+
+transfer_actor_type::behavior_type transfer_registry(Self* self, Runtime::Impl* rt) {
+  return {
+      [=](msg::launch_atom, BatchJobPtr job) { launch(self, rt, std::move(job)); },
+      [=](msg::registry_atom, RegistryChangePtr change) {
+        auto done = std::move(change->done);
+        done(apply(rt, self->state.providers, *change));
+      },
+  };
+}
+
 }  // namespace
 
-caf::behavior transfer_actor(caf::event_based_actor* self, Runtime::Impl* rt) {
-  (void)self;
-  return {
-      [=](msg::launch_atom, BatchJobPtr job) { run_transfer(rt, std::move(job)); },
-  };
+transfer_actor_type spawn_transfer_registry(caf::actor_system& system, Runtime::Impl* rt) {
+  return system.spawn(transfer_registry, rt);
 }
 
 }  // namespace tenact

@@ -46,7 +46,11 @@ bool TransferProviders::can_copy(std::string_view name, const Endpoint& from, co
 }
 
 Result<Tensor> TransferProviders::run(std::string_view provider, const TransferRequest& request) const {
-  auto found = find(provider);
+  return run_with(find(provider).get(), provider, request);
+}
+
+Result<Tensor> TransferProviders::run_with(const TransferProvider* found, std::string_view provider,
+                                           const TransferRequest& request) {
   if (!found) {
     const std::string route =
         request.from.to_string() + " -> " + request.to.to_string() + " via " + std::string{provider};

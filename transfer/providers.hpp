@@ -1,6 +1,7 @@
 // Transfer providers: who moves a value's bytes along a route (the
 // `provider` of a TransferRoute, transfer/transfer_route.hpp). The transfer
-// actor looks providers up by name and runs them on transfer threads.
+// registry (the transfer actor) owns them, looks them up by name and runs
+// them on transfer threads.
 //
 // A provider gets the value at its source and the destination engine, which
 // allocates the copy (Engine::allocate at the route's destination storage
@@ -65,9 +66,15 @@ class TransferProviders {
   /// the route as context ("transfer cpu/host -> cpu:1/pinned via
   /// host_copy: ...").
   Result<Tensor> run(std::string_view provider, const TransferRequest& request) const;
+  /// The provider registered as `name` (null when none): kept alive by the
+  /// pointer, so a copy can run with it on another thread.
+  std::shared_ptr<const TransferProvider> find(std::string_view name) const;
+  /// Runs `provider` (null: Unsupported naming `name`) with the errors of
+  /// run().
+  static Result<Tensor> run_with(const TransferProvider* provider, std::string_view name,
+                                 const TransferRequest& request);
 
  private:
-  std::shared_ptr<const TransferProvider> find(std::string_view name) const;
 
   /// Guards providers_ (lookups copy the pointer; copies run unlocked).
   mutable std::mutex mutex_;

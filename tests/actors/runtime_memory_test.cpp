@@ -161,6 +161,17 @@ TEST_CASE("a result left in an engine's memory is read back by an explicit copy;
       CHECK(placed->endpoint() == to);
       CHECK(placed->element_count() == 8);
     }
+    // The registry answers route changes by message: a runtime callback
+    // (here the copy's, on a transfer thread) may not wait for it.
+    std::promise<Status> from_callback;
+    rt.copy(y, host, [&](Result<Tensor>) {
+      from_callback.set_value(rt.add_route(TransferRoute{Endpoint{"cpu", "host"}, Endpoint{"cpu:1", "pinned"}, "host_copy"}));
+    });
+    const Status refused = from_callback.get_future().get();
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().code() == ErrorCode::InvalidAttribute);
+    CHECK(refused.error().message() ==
+          "add_route waits for the transfer registry: call it from a thread of your own, not from a runtime callback");
     // No route, no copy: the error names both ends.
     auto nowhere = rt.copy(y, Endpoint{"cpu", "pinned"}).get();
     REQUIRE_FALSE(nowhere.ok());
