@@ -55,6 +55,9 @@ struct BatchJob {
   /// by name into `mover` before the copy runs.
   std::string provider;
   std::shared_ptr<const TransferProvider> mover;
+  /// Where the copy runs (set by the transfer actor): the provider's
+  /// run_on, or its copy thread.
+  std::function<void(std::function<void()>)> run_on;
   Endpoint source, destination;
   std::function<void(Result<std::vector<Tensor>>)> reply;
 };

@@ -52,11 +52,8 @@ Runtime::Impl::Impl(RuntimeOptions opts) : options(std::move(opts)) {
   cfg.add_thread_hook<MarkRuntimeThreads>();
   system = std::make_unique<caf::actor_system>(cfg);
   auto planning = WorkerPool::create(std::max<size_t>(1, options.planning_threads));
-  auto transfers = WorkerPool::create(1);
   if (planning.ok()) planning_pool = std::move(*planning);
   else startup_error = planning.error().with_context("the runtime's planning threads");
-  if (transfers.ok()) transfer_pool = std::move(*transfers);
-  else if (!startup_error) startup_error = transfers.error().with_context("the runtime's transfer thread");
   closing = startup_error.has_value();
   config = RuntimeConfig::initial(runtime_id, options.policy);
   epoch.store(config->epoch(), std::memory_order_release);
@@ -75,12 +72,11 @@ Runtime::Impl::~Impl() {
   pending.close(Error{ErrorCode::Shutdown, "the runtime shut down while the request was in flight"});
   planning_pool.reset();  // queued productions finish; their answers find closed requests
   {
-    // Copies waiting on events still post to the transfer threads: those
-    // go after the last of them.
+    // Copies waiting on events still post to their copy threads, which the
+    // transfer actor keeps: it goes after the last of them.
     std::unique_lock lock(work_mutex_);
     work_cv_.wait(lock, [this] { return work_in_flight_ == 0; });
   }
-  transfer_pool.reset();
   for (auto& [id, run] : runs) caf::anon_send_exit(run, caf::exit_reason::kill);
   caf::anon_send_exit(cache, caf::exit_reason::kill);
   caf::anon_send_exit(transfer, caf::exit_reason::kill);
@@ -287,9 +283,86 @@ std::future<Result<PreparedProgramPtr>> Runtime::prepare(std::shared_ptr<const S
   return std::move(future);
 }
 
+namespace {
+
+// Copies `value` to `destination` through the transfer actor (see
+// Runtime::copy).
+void copy_along_route(Runtime::Impl& rt, Tensor value, Endpoint destination, std::function<void(Result<Tensor>)> done) {
+  if (rt.closing) return done(rt.refusal("copy"));
+  Endpoint source = value.endpoint();
+  std::string provider = "host_copy";
+  if (!source.engine.empty()) {
+    auto config = rt.current_config();
+    const TransferRoute* route = config->find_route(source, destination);
+    if (!route)
+      return done(Error{ErrorCode::Unsupported, "no route from " + source.to_string() + " to " +
+                                                    destination.to_string() + " to copy the value along"});
+    provider = route->provider;
+  }
+  auto tracked = rt.pending.track<Tensor>(std::move(done), "the copy", rt.options.run_deadline);
+  auto job = std::make_shared<BatchJob>();
+  job->work.inputs.push_back(std::move(value));
+  job->provider = std::move(provider);
+  job->source = std::move(source);
+  job->destination = std::move(destination);
+  job->reply = [tracked](Result<std::vector<Tensor>> r) {
+    if (!r.ok()) return tracked(r.error());
+    if (r->size() != 1)
+      return tracked(Error{ErrorCode::Internal, "a copy came back with " + std::to_string(r->size()) + " values"});
+    tracked(std::move(r->front()));
+  };
+  caf::anon_send(rt.transfer, msg::launch_atom::value, std::move(job));
+}
+
+// `done` for outputs delivered at `to` (ExecuteOptions::outputs_to): the
+// outputs elsewhere are copied there first, all at once; the first failed
+// copy fails the run, naming the output.
+ExecuteCallback deliver_outputs_at(Runtime::Impl& rt, Endpoint to, ExecuteCallback done) {
+  return [&rt, to = std::move(to), done = std::move(done)](Result<std::vector<Tensor>> r) mutable {
+    if (!r.ok()) return done(std::move(r));
+    struct Gather {
+      std::mutex mutex;
+      std::vector<Tensor> outputs;
+      std::optional<Error> error;
+      size_t left = 1;  // one for the loop below
+      ExecuteCallback done;
+      void one_done() {
+        std::unique_lock lock(mutex);
+        if (--left != 0) return;
+        lock.unlock();
+        if (error) return done(std::move(*error));
+        done(std::move(outputs));
+      }
+    };
+    auto gather = std::make_shared<Gather>();
+    gather->outputs = std::move(*r);
+    gather->done = std::move(done);
+    for (size_t i = 0; i < gather->outputs.size(); ++i) {
+      if (gather->outputs[i].endpoint() == to) continue;
+      {
+        std::lock_guard lock(gather->mutex);
+        ++gather->left;
+      }
+      copy_along_route(rt, gather->outputs[i], to, [gather, i](Result<Tensor> copied) {
+        {
+          std::lock_guard lock(gather->mutex);
+          if (!copied.ok() && !gather->error)
+            gather->error = copied.error().with_context("delivering output " + std::to_string(i));
+          if (copied.ok()) gather->outputs[i] = std::move(*copied);
+        }
+        gather->one_done();
+      });
+    }
+    gather->one_done();
+  };
+}
+
+}  // namespace
+
 void Runtime::execute(PreparedProgramPtr prepared, std::vector<Tensor> inputs, ExecuteCallback done,
-                      ExecutionStats* stats) {
+                      ExecutionStats* stats, ExecuteOptions options) {
   Impl& rt = *impl_;
+  if (!options.outputs_to.engine.empty()) done = deliver_outputs_at(rt, std::move(options.outputs_to), std::move(done));
   if (!prepared || !prepared->root) return done(Error{ErrorCode::InvalidAttribute, "execute without a prepared program"});
   if (rt.closing) return done(rt.refusal("execute"));
   // Runs only where it is valid (planning/plan_validity.hpp); the check is
@@ -322,37 +395,14 @@ void Runtime::execute(PreparedProgramPtr prepared, std::vector<Tensor> inputs, E
 }
 
 std::future<Result<std::vector<Tensor>>> Runtime::execute(PreparedProgramPtr prepared,
-                                                              std::vector<Tensor> inputs) {
+                                                              std::vector<Tensor> inputs, ExecuteOptions options) {
   auto [callback, future] = future_callback<std::vector<Tensor>>();
-  execute(std::move(prepared), std::move(inputs), std::move(callback));
+  execute(std::move(prepared), std::move(inputs), std::move(callback), nullptr, std::move(options));
   return std::move(future);
 }
 
 void Runtime::copy(Tensor value, Endpoint destination, std::function<void(Result<Tensor>)> done) {
-  Impl& rt = *impl_;
-  if (rt.closing) return done(rt.refusal("copy"));
-  Endpoint source = value.endpoint();
-  std::string provider = "host_copy";
-  if (!source.engine.empty()) {
-    auto config = rt.current_config();
-    const TransferRoute* route = config->find_route(source, destination);
-    if (!route)
-      return done(Error{ErrorCode::Unsupported, "no route from " + source.to_string() + " to " +
-                                                    destination.to_string() + " to copy the value along"});
-    provider = route->provider;
-  }
-  auto tracked = rt.pending.track<Tensor>(std::move(done), "the copy", rt.options.run_deadline);
-  auto job = std::make_shared<BatchJob>();
-  job->work.inputs.push_back(std::move(value));
-  job->provider = std::move(provider);
-  job->source = std::move(source);
-  job->destination = std::move(destination);
-  job->reply = [tracked](Result<std::vector<Tensor>> r) {
-    if (!r.ok()) return tracked(r.error());
-    if (r->size() != 1) return tracked(Error{ErrorCode::Internal, "a copy came back with " + std::to_string(r->size()) + " values"});
-    tracked(std::move(r->front()));
-  };
-  caf::anon_send(rt.transfer, msg::launch_atom::value, std::move(job));
+  copy_along_route(*impl_, std::move(value), std::move(destination), std::move(done));
 }
 
 std::future<Result<Tensor>> Runtime::copy(Tensor value, Endpoint destination) {

@@ -98,6 +98,16 @@ using PreparedProgramPtr = std::shared_ptr<const PreparedProgram>;
 using PrepareCallback = std::function<void(Result<PreparedProgramPtr>)>;
 using ExecuteCallback = std::function<void(Result<std::vector<Tensor>>)>;
 
+/// How one execution delivers its results.
+struct ExecuteOptions {
+  /// Empty (the default): each output stays in the buffer of the engine
+  /// that produced it, so a chain of runs never goes through the host.
+  /// Otherwise every output that lives elsewhere is copied here along a
+  /// registered route before the run answers (e.g. {"cpu", "host"} to read
+  /// device results back); a missing route fails the run naming the output.
+  Endpoint outputs_to{};
+};
+
 /// Counters of one execution, for tools and tests.
 struct ExecutionStats {
   uint64_t units = 0;      // instructions, regions and transfers run
@@ -160,9 +170,9 @@ class Runtime {
   /// for the engines it names. Nothing is re-prepared behind the caller's
   /// back.
   std::future<Result<std::vector<Tensor>>> execute(PreparedProgramPtr prepared,
-                                                       std::vector<Tensor> inputs);
+                                                       std::vector<Tensor> inputs, ExecuteOptions options = {});
   void execute(PreparedProgramPtr prepared, std::vector<Tensor> inputs, ExecuteCallback done,
-               ExecutionStats* stats = nullptr);
+               ExecutionStats* stats = nullptr, ExecuteOptions options = {});
 
   /// prepare() for the inputs' own descriptors (at the most preferred
   /// engine's default storage class), then execute().

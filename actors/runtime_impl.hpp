@@ -7,8 +7,9 @@
 // Shutdown order (~Impl): refuse new requests, fail every pending request
 // with Shutdown, stop the planning pool (queued work still runs to
 // completion), wait for engine and transfer work in flight (copies behind
-// events still need the transfer threads), stop the transfer pool, kill
-// the actors, drop every handle, then destroy the actor system.
+// events still need their copy threads), kill the actors (the transfer
+// actor's copy threads go with it), drop every handle, then destroy the
+// actor system.
 //
 // State: the transfer registry actor alone holds the transfer providers
 // and decides route changes; the prepare-cache actor alone holds its store.
@@ -57,8 +58,6 @@ struct Runtime::Impl {
   std::unique_ptr<caf::actor_system> system;
   /// Produces prepared entries off the cache actor's thread.
   std::unique_ptr<WorkerPool> planning_pool;
-  /// Runs transfers off the scheduler threads.
-  std::unique_ptr<WorkerPool> transfer_pool;
 
   mutable std::mutex mutex;
   RuntimeConfigPtr config;

@@ -5,9 +5,10 @@
 // snapshot planning reads). And it runs copies: a transfer batch carries
 // one value (the value at its source), in BatchWork::inputs or deferred to
 // the batch that makes it, whose event the copy waits on (BatchWork::waits)
-// without holding a thread; the copy is posted to a transfer thread when
-// the last event is signalled, with the provider this actor resolved for
-// it, and publishes and signals (BatchWork::publish, signal) before it
+// without holding a thread; the copy is handed to where the provider runs
+// copies (its run_on, else a copy thread of its own that this actor keeps)
+// when the last event is signalled, with the provider this actor resolved
+// for it, and publishes and signals (BatchWork::publish, signal) before it
 // replies, so work behind it may start at once.
 //
 // Handlers only route: the registry decisions are RuntimeConfig's and
@@ -21,13 +22,17 @@ namespace {
 
 struct TransferRegistryState {
   TransferProviders providers;
+  /// Per provider without a run_on: its copy thread, started at its first
+  /// copy. Destroyed with the actor, after the runtime has waited for every
+  /// copy in flight; tasks hold plain pointers to them.
+  std::map<std::string, std::unique_ptr<WorkerPool>, std::less<>> copy_threads;
 };
 
 using Self = transfer_actor_type::stateful_base<TransferRegistryState>;
 
 // -- copies ----------------------------------------------------------------------------
 
-// On a transfer thread: the copy itself, once the waits are signalled ok.
+// Where the provider runs copies: the copy itself, once the waits are signalled ok.
 Result<std::vector<Tensor>> copy_value(Runtime::Impl* rt, BatchJob& job) {
   TENACT_TRY(resolve_deferred_inputs(job.work));
   if (job.work.inputs.size() != 1) return Error{ErrorCode::Internal, "a transfer carries one value"};
@@ -56,13 +61,18 @@ void run_transfer(Runtime::Impl* rt, BatchJobPtr job) {
       (*reply)(ready.error());
       return rt->work_finished();
     }
-    rt->transfer_pool->post([rt, job = std::move(job), reply]() mutable {
+    auto run_on = std::move(job->run_on);
+    // Counted while handing over too: the copy may finish before run_on
+    // returns, and shutdown must not destroy the copy thread under it.
+    rt->work_started();
+    run_on([rt, job = std::move(job), reply]() mutable {
       RuntimeThreadScope runtime_thread;
       auto copied = copy_value(rt, *job);
       job.reset();  // the source value goes before the pipeline hears
       (*reply)(std::move(copied));
       rt->work_finished();
     });
+    rt->work_finished();
   });
 }
 
@@ -105,9 +115,31 @@ Result<uint64_t> apply(Runtime::Impl* rt, TransferProviders& providers, Registry
   return Error{ErrorCode::Internal, "an unknown registry change"};
 }
 
-// A copy whose provider is unknown fails at once, naming the route.
+// Where the copies of `provider` run: its run_on, else its copy thread
+// (started here, on the actor's thread). Errors: ResourceExhausted when the
+// thread cannot be started.
+Result<std::function<void(std::function<void()>)>> copy_runner(TransferRegistryState& st, const std::string& name,
+                                                               const TransferProvider* provider) {
+  if (provider && provider->run_on) return provider->run_on;
+  auto it = st.copy_threads.find(name);
+  if (it == st.copy_threads.end()) {
+    auto pool = WorkerPool::create(1);
+    if (!pool.ok()) return pool.error().with_context("the copy thread of transfer provider '" + name + "'");
+    it = st.copy_threads.emplace(name, std::move(*pool)).first;
+  }
+  WorkerPool* thread = it->second.get();
+  return std::function<void(std::function<void()>)>{[thread](std::function<void()> task) { thread->post(std::move(task)); }};
+}
+
+// A copy whose provider is unknown runs too, and fails naming the route.
 void launch(Self* self, Runtime::Impl* rt, BatchJobPtr job) {
   job->mover = self->state.providers.find(job->provider);
+  auto runner = copy_runner(self->state, job->provider, job->mover.get());
+  if (!runner.ok()) {
+    finish_batch_with(job->work, std::move(job->reply))(runner.error());
+    return;
+  }
+  job->run_on = std::move(*runner);
   run_transfer(rt, std::move(job));
 }
 

@@ -45,6 +45,11 @@ struct TransferProvider {
   /// Whether it can move values from `from` to `to` (asked when a route is
   /// added); empty: every route.
   std::function<bool(const Endpoint& from, const Endpoint& to)> can_copy;
+  /// Where its copies run: hands the copy task to the provider's own copy
+  /// engine (a thread or a stream callback of its own), which runs it once,
+  /// soon, off the caller's thread, and must not drop it. Empty: on a copy
+  /// thread the registry keeps for this provider alone.
+  std::function<void(std::function<void()> copy_task)> run_on = {};
 };
 
 /// The built-in host_copy provider's copy.

@@ -38,6 +38,9 @@ class JitteryEngine final : public ForwardingEngine {
       : ForwardingEngine(make_inner(std::move(id))), random_(seed), delayer_(WorkerPool::create(1).value()) {
     capabilities_.op_families = std::move(families);
   }
+  // The inner engine's threads first: one may still be handing a
+  // completion to the delayer.
+  ~JitteryEngine() override { inner_.reset(); }
 
   void launch_batch(BatchWork work, LaunchCompletion done) override {
     EventPtr signal = std::move(work.signal);

@@ -7,14 +7,20 @@
 #include <catch2/catch.hpp>
 
 #include <future>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
 
 #include "actors/runtime.hpp"
 #include "engines/cpu/cpu_engine.hpp"
 #include "tests/actors/affine_programs.hpp"
 #include "tests/engines/cpu/test_engine.hpp"
+#include "util/worker_pool.hpp"
 
 using namespace tenact;
 using tenact::testing::affine;
+using tenact::testing::iota8;
 
 namespace {
 
@@ -56,6 +62,22 @@ void check_all_returned(Engine& engine, const std::string& storage) {
   CHECK(s.allocated_bytes == 0);
   CHECK(s.allocations == s.releases);
 }
+
+/// Two engines, cpu/host and cpu:1/pinned (preferred), registered on a
+/// runtime of the test's; their memory is checked after the runtime is gone.
+struct PinnedPair {
+  std::shared_ptr<cpu::CpuEngine> cpu = engine_with("cpu", {"host"});
+  std::shared_ptr<cpu::CpuEngine> pinned = engine_with("cpu:1", {"pinned"});
+  const Endpoint host{"cpu", "host"}, pin{"cpu:1", "pinned"};
+  void register_on(Runtime& rt) const {
+    REQUIRE(rt.register_engine(cpu, 1).ok());
+    REQUIRE(rt.register_engine(pinned, 0).ok());
+  }
+  void check_all_returned() const {
+    ::check_all_returned(*cpu, "host");
+    ::check_all_returned(*pinned, "pinned");
+  }
+};
 
 }  // namespace
 
@@ -129,17 +151,16 @@ TEST_CASE("an input in an engine's memory where the plan does not take it is ref
 
 TEST_CASE("a result left in an engine's memory is read back by an explicit copy; copies between every pair",
           "[runtime][memory][copy]") {
-  auto cpu = engine_with("cpu", {"host"});
-  auto pinned = engine_with("cpu:1", {"pinned"});
+  const PinnedPair engines;
+  const Endpoint& host = engines.host;
+  const Endpoint& pin = engines.pin;
   {
     Runtime rt{small_runtime()};
-    REQUIRE(rt.register_engine(cpu, 1).ok());
-    REQUIRE(rt.register_engine(pinned, 0).ok());
-    const Endpoint host{"cpu", "host"}, pin{"cpu:1", "pinned"};
+    engines.register_on(rt);
     REQUIRE(rt.add_route(TransferRoute{pin, host, "host_copy"}).ok());
     REQUIRE(rt.add_route(TransferRoute{host, pin, "host_copy"}).ok());
     // y = 2x + 1 stays where it was produced: cpu:1's pinned memory.
-    auto out = rt.run(affine(1), {iota8_on(*pinned, "pinned")}).get();
+    auto out = rt.run(affine(1), {iota8_on(*engines.pinned, "pinned")}).get();
     REQUIRE(out.ok());
     const Tensor y = (*out)[0];
     REQUIRE(y.endpoint() == pin);
@@ -178,6 +199,108 @@ TEST_CASE("a result left in an engine's memory is read back by an explicit copy;
     CHECK(nowhere.error().code() == ErrorCode::Unsupported);
     CHECK(nowhere.error().message() == "no route from cpu:1/pinned to cpu/pinned to copy the value along");
   }
-  check_all_returned(*cpu, "host");
-  check_all_returned(*pinned, "pinned");
+  engines.check_all_returned();
+}
+
+TEST_CASE("each provider's copies run on a copy thread of its own, or where its run_on puts them",
+          "[runtime][copy]") {
+  // The copy engine of provider "c": a thread of the test's own.
+  std::unique_ptr<WorkerPool> copy_engine = WorkerPool::create(1).value();
+  std::promise<std::thread::id> engine_id;
+  copy_engine->post([&] { engine_id.set_value(std::this_thread::get_id()); });
+  const std::thread::id copy_engine_thread = engine_id.get_future().get();
+
+  auto cpu = engine_with("cpu", {"host"});
+  auto pinned = engine_with("cpu:1", {"pinned"});
+  auto far = engine_with("cpu:2", {"host"});
+  std::mutex mutex;
+  std::map<std::string, std::set<std::thread::id>> threads;
+  auto recording = [&](std::string name) {
+    return TransferProvider{[&mutex, &threads, name](const TransferRequest& r) {
+                              {
+                                std::lock_guard lock(mutex);
+                                threads[name].insert(std::this_thread::get_id());
+                              }
+                              return host_copy(r);
+                            },
+                            {}, {}};
+  };
+  {
+    Runtime rt{small_runtime()};
+    REQUIRE(rt.register_engine(cpu).ok());
+    REQUIRE(rt.register_engine(pinned).ok());
+    REQUIRE(rt.register_engine(far).ok());
+    REQUIRE(rt.add_transfer_provider("a", recording("a")).ok());
+    REQUIRE(rt.add_transfer_provider("b", recording("b")).ok());
+    TransferProvider c = recording("c");
+    c.run_on = [engine = copy_engine.get()](std::function<void()> task) { engine->post(std::move(task)); };
+    REQUIRE(rt.add_transfer_provider("c", std::move(c)).ok());
+    const Endpoint host{"cpu", "host"}, pin{"cpu:1", "pinned"}, away{"cpu:2", "host"};
+    REQUIRE(rt.add_route(TransferRoute{host, pin, "a"}).ok());
+    REQUIRE(rt.add_route(TransferRoute{pin, host, "b"}).ok());
+    REQUIRE(rt.add_route(TransferRoute{host, away, "c"}).ok());
+    const Tensor v = rt.copy(iota8(), host).get().value();
+    for (int round = 0; round < 20; ++round) {
+      auto x = rt.copy(v, pin);
+      auto z = rt.copy(v, away);
+      Tensor on_pin = x.get().value();
+      Tensor back = rt.copy(on_pin, host).get().value();
+      Tensor on_far = z.get().value();
+      CHECK(on_pin.endpoint() == pin);
+      CHECK(back.endpoint() == host);
+      CHECK(on_far.endpoint() == away);
+      for (int i = 0; i < 8; ++i) {
+        CHECK(back.data_as<float>()[i] == static_cast<float>(i));
+        CHECK(on_far.data_as<float>()[i] == static_cast<float>(i));
+      }
+    }
+  }
+  std::lock_guard lock(mutex);
+  REQUIRE(threads["a"].size() == 1);
+  REQUIRE(threads["b"].size() == 1);
+  REQUIRE(threads["c"].size() == 1);
+  CHECK(*threads["a"].begin() != *threads["b"].begin());
+  CHECK(*threads["c"].begin() == copy_engine_thread);
+  for (const char* name : {"a", "b"}) CHECK(*threads[name].begin() != copy_engine_thread);
+  for (const char* name : {"a", "b", "c"}) CHECK(*threads[name].begin() != std::this_thread::get_id());
+}
+
+TEST_CASE("outputs stay where they were produced, or are delivered where the execute options say",
+          "[runtime][memory][copy]") {
+  const PinnedPair engines;
+  const Endpoint& host = engines.host;
+  const Endpoint& pin = engines.pin;
+  {
+    Runtime rt{small_runtime()};
+    engines.register_on(rt);
+    const Tensor x = iota8_on(*engines.pinned, "pinned");
+    auto prepared = rt.prepare(affine(1), {describe_input(x, pin)}).get();
+    REQUIRE(prepared.ok());
+    // Default: y = 2x + 1 stays in cpu:1's pinned memory.
+    auto stays = rt.execute(*prepared, {x}).get();
+    REQUIRE(stays.ok());
+    CHECK((*stays)[0].endpoint() == pin);
+    // Delivered at cpu/host: without a route the run fails, naming the output.
+    ExecuteOptions to_host;
+    to_host.outputs_to = host;
+    auto refused = rt.execute(*prepared, {x}, to_host).get();
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().code() == ErrorCode::Unsupported);
+    CHECK(refused.error().message() ==
+          "delivering output 0: no route from cpu:1/pinned to cpu/host to copy the value along");
+    // With the route it comes back in cpu's memory, values derived by hand.
+    REQUIRE(rt.add_route(TransferRoute{pin, host, "host_copy"}).ok());
+    auto delivered = rt.execute(*prepared, {x}, to_host).get();
+    REQUIRE(delivered.ok());
+    REQUIRE(delivered->size() == 1);
+    CHECK((*delivered)[0].endpoint() == host);
+    for (int i = 0; i < 8; ++i) CHECK((*delivered)[0].data_as<float>()[i] == static_cast<float>(2 * i + 1));
+    // An output already there is not copied: the default run's result, placed at cpu:1 again.
+    ExecuteOptions to_pin;
+    to_pin.outputs_to = pin;
+    auto same = rt.execute(*prepared, {x}, to_pin).get();
+    REQUIRE(same.ok());
+    CHECK((*same)[0].endpoint() == pin);
+  }
+  engines.check_all_returned();
 }
