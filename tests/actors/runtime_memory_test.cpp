@@ -149,7 +149,7 @@ TEST_CASE("an input in an engine's memory where the plan does not take it is ref
   CHECK(out.error().message() == "input 0 ('x') lives at cpu:1/pinned; the plan takes it at cpu/host");
 }
 
-TEST_CASE("a result left in an engine's memory is read back by an explicit copy; copies between every pair",
+TEST_CASE("a result left in an engine's memory is read back by an explicit copy, and copies go between every pair",
           "[runtime][memory][copy]") {
   const PinnedPair engines;
   const Endpoint& host = engines.host;

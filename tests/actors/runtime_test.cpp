@@ -587,7 +587,7 @@ void run_from_actor(caf::event_based_actor* self, Runtime* rt, std::shared_ptr<c
 
 }  // namespace
 
-TEST_CASE("a small run issued on a client thread runs there; one issued on a runtime thread does not", "[runtime][inline]") {
+TEST_CASE("a small run issued on a client thread runs there, and one issued on a runtime thread does not", "[runtime][inline]") {
   Runtime rt{small_runtime()};
   auto engine = cpu_engine();
   REQUIRE(rt.register_engine(engine).ok());

@@ -371,7 +371,7 @@ TEST_CASE("clamp takes scalar bounds, propagates NaN and gives max when min > ma
   CHECK((r3[4] == 0 && !std::signbit(r3[4])));  // maximum(-0, +0) = +0
 }
 
-TEST_CASE("sign keeps signed zeros and NaN; abs clears the sign of zero", "[elementwise]") {
+TEST_CASE("sign keeps signed zeros and NaN, and abs clears the sign of zero", "[elementwise]") {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   auto x = make<float>(DType::F32, {5}, {0.0f, -0.0f, nan, -3.0f, 1e-40f});
   auto s = values_of<float>(run_one(OpKind::Sign, {x}));

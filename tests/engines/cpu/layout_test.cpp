@@ -292,7 +292,7 @@ TEST_CASE("constant fills a converted scalar or copies a dense value", "[layout]
   });
 }
 
-TEST_CASE("iota counts along its axis; integers wrap, floats round once", "[layout]") {
+TEST_CASE("iota counts along its axis: integers wrap, floats round once", "[layout]") {
   check_fixture_op(kUnit, "iota", [](const FixtureAttrs& a) -> OpAttrs {
     IotaAttrs t;
     t.dtype = *parse_dtype(a.at("$dtype"));
