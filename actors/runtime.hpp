@@ -185,7 +185,7 @@ class Runtime {
   // -- copies --------------------------------------------------------------------
 
   /// Copies `value` to `destination` (an engine's storage class),
-  /// asynchronously on the transfer threads, along the registered route
+  /// asynchronously where the route's provider runs copies, along the registered route
   /// from where the value lives (unowned host memory: with host_copy): how
   /// a result left in an engine's memory is read back, or a value placed
   /// for the next run. The copy is a buffer the destination engine owns.

@@ -1,5 +1,5 @@
 // Which threads belong to a runtime. Threads the runtime runs its own work
-// on (CAF's scheduler and timer threads, the planning and transfer pools,
+// on (CAF's scheduler and timer threads, the planning pool and the providers' copy threads,
 // the completions of direct single-batch runs on engine threads) are
 // marked, so a request issued from one of them never runs kernels inline;
 // a client's own thread may (BatchWork::caller_may_run).

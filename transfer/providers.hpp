@@ -1,7 +1,8 @@
 // Transfer providers: who moves a value's bytes along a route (the
 // `provider` of a TransferRoute, transfer/transfer_route.hpp). The transfer
 // registry (the transfer actor) owns them, looks them up by name and runs
-// them on transfer threads.
+// their copies where each says (TransferProvider::run_on, else a copy
+// thread of its own).
 //
 // A provider gets the value at its source and the destination engine, which
 // allocates the copy (Engine::allocate at the route's destination storage

@@ -183,7 +183,7 @@ TEST_CASE("a result left in an engine's memory is read back by an explicit copy,
       CHECK(placed->element_count() == 8);
     }
     // The registry answers route changes by message: a runtime callback
-    // (here the copy's, on a transfer thread) may not wait for it.
+    // (here the copy's, on a copy thread) may not wait for it.
     std::promise<Status> from_callback;
     rt.copy(y, host, [&](Result<Tensor>) {
       from_callback.set_value(rt.add_route(TransferRoute{Endpoint{"cpu", "host"}, Endpoint{"cpu:1", "pinned"}, "host_copy"}));
