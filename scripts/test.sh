@@ -34,11 +34,11 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
   ctest --test-dir "$root/build-asan" --output-on-failure -j "$jobs"
 
 section "ThreadSanitizer build"
-bash "$root/scripts/build.sh" tsan util_tests cpu_kernel_tests cpu_engine_tests actor_core_tests actor_tests
+bash "$root/scripts/build.sh" tsan util_tests cpu_fused_tests cpu_engine_tests actor_core_tests actor_tests
 section "tests (tsan)"
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 "$root/build-tsan/tests/util/util_tests"
-"$root/build-tsan/tests/engines/cpu/cpu_kernel_tests" "[fused]"
+"$root/build-tsan/tests/engines/cpu/cpu_fused_tests"
 "$root/build-tsan/tests/engines/cpu/cpu_engine_tests"
 "$root/build-tsan/tests/actors/actor_core_tests"
 "$root/build-tsan/tests/actors/actor_tests"

@@ -1,16 +1,12 @@
 // run_reduction: reduce_sum, reduce_sum_squares, reduce_prod, reduce_max,
 // reduce_min over any set of axes, every admitted dtype (kernel.hpp's
-// contract; semantics in reduction_ops.hpp, loops in reduction_kernels.hpp).
-#include <complex>
-#include <cstdint>
-#include <new>
+// contract; semantics in reduction_ops.hpp, loops in reduction_kernels.hpp,
+// instantiated per op in reduction_sum.cpp, reduction_prod.cpp, …).
 #include <string>
 #include <utility>
 
-#include "engines/cpu/kernels/dtype_dispatch.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
-#include "engines/cpu/kernels/reduction_kernels.hpp"
-#include "engines/cpu/kernels/reduction_ops.hpp"
+#include "engines/cpu/kernels/reduction_by_op.hpp"
 #include "engines/cpu/kernels/reduction_plan.hpp"
 
 namespace tenact::cpu {
@@ -21,49 +17,25 @@ using namespace reduction;
 
 std::string op_name(OpKind kind) { return std::string{to_string(kind)}; }
 
-/// Reduces `input` (any layout) into the dense `output` with policy Op.
-template <class Op>
-Status reduce_with(const HostTensor& input, const ReductionPlan& plan, HostTensor& output,
-                   WorkerPool* pool) {
-  auto* out = output.data_as<typename Op::Out>();
-  if (plan.out_count == 0) return ok_status();
-  if (plan.reduce_count == 0) {
-    const typename Op::Out id = Op::finish(Op::identity());
-    for (int64_t i = 0; i < plan.out_count; ++i) out[i] = id;
-    return ok_status();
-  }
-  bool done = false;
-  try {
-    done = run_plan<Op>(input.data_as<const typename Op::In>(), out, plan, pool);
-  } catch (const std::bad_alloc&) {
-    done = false;
-  }
-  if (!done)
-    return Error{ErrorCode::ResourceExhausted, "out of memory for the reduction's partial results"};
-  return ok_status();
-}
-
-template <class T>
+/// Runs the reduction `kind` names (each op's loops live in a file of its
+/// own: reduction_by_op.hpp).
 Status dispatch_op(OpKind kind, const HostTensor& input, const ReductionPlan& plan,
                    HostTensor& output, WorkerPool* pool) {
-  if constexpr (std::is_same_v<T, BoolByte>) {
-    if (input.dtype() == DType::Bool) {
-      switch (kind) {
-        case OpKind::ReduceSum:
-        case OpKind::ReduceMax: return reduce_with<BoolOrOp>(input, plan, output, pool);
-        case OpKind::ReduceProd:
-        case OpKind::ReduceMin: return reduce_with<BoolAndOp>(input, plan, output, pool);
-        default:
-          return Error{ErrorCode::TypeMismatch, "bool operands are not accepted"};
-      }
+  if (input.dtype() == DType::Bool) {
+    switch (kind) {
+      case OpKind::ReduceSum:
+      case OpKind::ReduceMax: return reduce_bool_any(input, plan, output, pool);
+      case OpKind::ReduceProd:
+      case OpKind::ReduceMin: return reduce_bool_all(input, plan, output, pool);
+      default: return Error{ErrorCode::TypeMismatch, "bool operands are not accepted"};
     }
   }
   switch (kind) {
-    case OpKind::ReduceSum: return reduce_with<SumOp<T>>(input, plan, output, pool);
-    case OpKind::ReduceSumSquares: return reduce_with<SumSquaresOp<T>>(input, plan, output, pool);
-    case OpKind::ReduceProd: return reduce_with<ProdOp<T>>(input, plan, output, pool);
-    case OpKind::ReduceMax: return reduce_with<MaxOp<T>>(input, plan, output, pool);
-    case OpKind::ReduceMin: return reduce_with<MinOp<T>>(input, plan, output, pool);
+    case OpKind::ReduceSum: return reduce_sum(input, plan, output, pool);
+    case OpKind::ReduceSumSquares: return reduce_sum_squares(input, plan, output, pool);
+    case OpKind::ReduceProd: return reduce_prod(input, plan, output, pool);
+    case OpKind::ReduceMax: return reduce_max(input, plan, output, pool);
+    case OpKind::ReduceMin: return reduce_min(input, plan, output, pool);
     default: break;
   }
   return Error{ErrorCode::Internal, "not a reduction"};
@@ -108,10 +80,7 @@ Result<std::vector<HostTensor>> run_reduction(const KernelCall& call) {
   auto allocated = HostTensor::zeros(out_dtype, plan.out_shape);
   if (!allocated.ok()) return std::move(allocated).error().with_context(name);
   HostTensor output = std::move(allocated).value();
-  Status done = visit_dtype<BoolByte>(given.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    return dispatch_op<T>(call.kind, input, plan, output, call.pool);
-  });
+  Status done = dispatch_op(call.kind, input, plan, output, call.pool);
   if (!done.ok()) return std::move(done).error().with_context(name);
   std::vector<HostTensor> results;
   results.push_back(std::move(output));
