@@ -26,10 +26,13 @@ using produced_atom = caf::atom_constant<caf::atom("t_produced")>;
 using produce_atom = caf::atom_constant<caf::atom("t_produce")>;
 /// -> cache actor: reply CacheStatsPtr.
 using stats_atom = caf::atom_constant<caf::atom("t_stats")>;
-/// -> cache actor: drop every stored entry.
+/// facade -> cache actor: drop every stored entry (and the memo's entries
+/// of generations before the given one).
 using clear_atom = caf::atom_constant<caf::atom("t_clear")>;
 /// -> cache actor: entries of epochs before the given one are unreachable.
 using epoch_atom = caf::atom_constant<caf::atom("t_epoch")>;
+/// pipeline -> cache actor: keep this plan a run had to build (PipelinePlanPtr).
+using plan_atom = caf::atom_constant<caf::atom("t_plan")>;
 /// pipeline (facade for Runtime::copy) -> engine actor / transfer actor:
 /// run a batch (BatchJobPtr).
 using launch_atom = caf::atom_constant<caf::atom("t_launch")>;
@@ -47,20 +50,24 @@ using tick_atom = caf::atom_constant<caf::atom("t_tick")>;
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tenact::PrepareJobPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tenact::ProductionPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tenact::CacheStatsPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tenact::PipelinePlanPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tenact::BatchJobPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tenact::BatchResultPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(tenact::RegistryChangePtr)
 
 namespace tenact {
 
-/// The prepare cache: owns the store of prepared entries; requests for one
-/// key meet in its mailbox and are produced once (on the planning threads).
+/// The prepare cache: owns the store of prepared entries, the request memo
+/// and the plan cache (the facade and pipelines only read the last two);
+/// requests for one key meet in its mailbox and are produced once (on the
+/// planning threads).
 using cache_actor_type = caf::typed_actor<caf::reacts_to<msg::prepare_atom, PrepareJobPtr>,
                                           caf::reacts_to<msg::produced_atom, ProductionPtr>,
                                           caf::reacts_to<msg::produce_atom, ProductionPtr>,
                                           caf::replies_to<msg::stats_atom>::with<CacheStatsPtr>,
-                                          caf::reacts_to<msg::clear_atom>,
-                                          caf::reacts_to<msg::epoch_atom, uint64_t>>;
+                                          caf::reacts_to<msg::clear_atom, uint64_t>,
+                                          caf::reacts_to<msg::epoch_atom, uint64_t>,
+                                          caf::reacts_to<msg::plan_atom, PipelinePlanPtr>>;
 
 /// One per engine: hands batches to its engine's own threads or streams.
 using engine_actor_type = caf::typed_actor<caf::reacts_to<msg::launch_atom, BatchJobPtr>>;

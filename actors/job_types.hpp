@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "actors/cache/prepare_cache_store.hpp"
+#include "actors/pipeline/pipeline_run.hpp"
+#include "actors/request_memo.hpp"
 #include "engines/engine.hpp"
 #include "transfer/providers.hpp"
 #include "transfer/transfer_route.hpp"
@@ -28,9 +30,20 @@ struct PrepareJob {
   PreparationWalk walk;
   bool cache_in_flight = true;
   EngineLookup engines;
+  /// The request as the request memo keys it, when a Ready answer may be
+  /// remembered there (cache_in_flight): the cache actor inserts it.
+  struct MemoRequest {
+    std::shared_ptr<const SemanticProgram> program;
+    std::vector<InputDescriptor> inputs;
+    std::string options;
+    MemoStamp stamp;
+  };
+  std::optional<MemoRequest> memo;
   std::function<void(Result<std::shared_ptr<const PreparedProgram>>)> done;
 };
 using PrepareJobPtr = std::shared_ptr<PrepareJob>;
+
+using PipelinePlanPtr = std::shared_ptr<const PipelinePlan>;
 
 /// An entry produced off the cache actor's thread for `key`.
 struct Production {
@@ -40,6 +53,10 @@ struct Production {
   bool registered = false;
   /// The producer's job (answered directly when not registered).
   PrepareJobPtr job;
+  /// A ready entry's pipeline plan, built where the entry was produced
+  /// (null otherwise, or when it could not be built: the first run builds
+  /// it again and reports why).
+  PipelinePlanPtr plan;
 };
 using ProductionPtr = std::shared_ptr<Production>;
 

@@ -362,10 +362,17 @@ void run_single_batch(Runtime::Impl* rt, PipelineRun run, const SymbolBindings& 
 void spawn_pipeline(Runtime::Impl* rt, std::shared_ptr<const PreparedProgram> program,
                     std::vector<Tensor> inputs, SymbolBindings symbols, ExecuteCallback done,
                     ExecutionStats* stats) {
-  auto plan = rt->plans.get(program);
-  if (!plan.ok()) return done(plan.error());
-  const bool fast = rt->options.direct_single_batch && !rt->options.trace && single_batch(**plan);
-  auto run = PipelineRun::start(std::move(*plan), std::move(inputs));
+  PipelinePlanPtr plan = rt->plans().find(*program);
+  if (!plan) {
+    // Not built with its entry (the cache has let it go since, or it could
+    // not be built there): build it here and hand it to the cache actor.
+    auto built = PipelinePlan::build(program);
+    if (!built.ok()) return done(built.error());
+    plan = std::move(*built);
+    caf::anon_send(rt->cache, msg::plan_atom::value, plan);
+  }
+  const bool fast = rt->options.direct_single_batch && !rt->options.trace && single_batch(*plan);
+  auto run = PipelineRun::start(std::move(plan), std::move(inputs));
   if (!run.ok()) return done(run.error());
   if (fast) return run_single_batch(rt, std::move(*run), symbols, std::move(done), stats);
   auto init = std::make_shared<PipelineInit>();

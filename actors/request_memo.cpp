@@ -49,9 +49,10 @@ RequestMemo::RequestMemo(std::shared_ptr<UseClock> clock, size_t max_entries)
     : clock_(std::move(clock)), per_shard_(std::max<size_t>(1, max_entries / kShards)) {}
 
 uint64_t RequestMemo::hash_of(const SemanticProgram& program, std::span<const InputDescriptor> inputs,
-                              const std::string& options, uint64_t epoch) {
+                              const std::string& options, MemoStamp stamp) {
   uint64_t h = program.fingerprint().lo;
-  mix(h, epoch);
+  mix(h, stamp.epoch);
+  mix(h, stamp.generation);
   mix_string(h, options);
   for (const InputDescriptor& in : inputs) {
     mix(h, static_cast<uint64_t>(in.dtype));
@@ -67,14 +68,14 @@ uint64_t RequestMemo::hash_of(const SemanticProgram& program, std::span<const In
 std::shared_ptr<const PreparedProgram> RequestMemo::find(const SemanticProgram& program,
                                                          std::span<const InputDescriptor> inputs,
                                                          const std::string& options,
-                                                         uint64_t epoch) const {
-  const uint64_t h = hash_of(program, inputs, options, epoch);
+                                                         MemoStamp stamp) const {
+  const uint64_t h = hash_of(program, inputs, options, stamp);
   const Shard& shard = shards_[h % kShards];
   std::shared_lock lock(shard.mutex);
   auto [begin, end] = shard.entries.equal_range(h);
   for (auto it = begin; it != end; ++it) {
     const Entry& e = it->second;
-    if (e.epoch == epoch && e.options == options && same_apart_from_alignment(e.inputs, inputs) &&
+    if (e.stamp == stamp && e.options == options && same_apart_from_alignment(e.inputs, inputs) &&
         same_program(*e.program, program) && alignment_fits(*e.prepared, program, inputs)) {
       hits_.fetch_add(1, std::memory_order_relaxed);
       e.prepared->last_use.mark(clock_->tick());
@@ -85,21 +86,21 @@ std::shared_ptr<const PreparedProgram> RequestMemo::find(const SemanticProgram& 
 }
 
 void RequestMemo::insert(std::shared_ptr<const SemanticProgram> program,
-                         std::vector<InputDescriptor> inputs, std::string options, uint64_t epoch,
+                         std::vector<InputDescriptor> inputs, std::string options, MemoStamp stamp,
                          std::shared_ptr<const PreparedProgram> prepared) {
-  const uint64_t h = hash_of(*program, inputs, options, epoch);
+  const uint64_t h = hash_of(*program, inputs, options, stamp);
   Shard& shard = shards_[h % kShards];
   std::unique_lock lock(shard.mutex);
   auto [begin, end] = shard.entries.equal_range(h);
   for (auto it = begin; it != end; ++it) {
     Entry& e = it->second;
-    if (e.epoch == epoch && e.options == options && e.inputs == inputs && same_program(*e.program, *program)) {
+    if (e.stamp == stamp && e.options == options && e.inputs == inputs && same_program(*e.program, *program)) {
       e.prepared = std::move(prepared);
       return;
     }
   }
   if (shard.entries.size() >= per_shard_) shard.entries.clear();
-  shard.entries.emplace(h, Entry{std::move(program), std::move(inputs), std::move(options), epoch,
+  shard.entries.emplace(h, Entry{std::move(program), std::move(inputs), std::move(options), stamp,
                                  std::move(prepared)});
 }
 

@@ -1,7 +1,7 @@
 // The facade's fast path to ready programs: a request (program, input
-// descriptors, prepare options, configuration epoch) that was answered
-// Ready before is answered again without resolving its preparation context
-// and without a message to the cache actor.
+// descriptors, prepare options, configuration epoch and cache generation)
+// that was answered Ready before is answered again without resolving its
+// preparation context and without a message to the cache actor.
 //
 // Sound because preparation is deterministic in exactly these inputs: the
 // same program, descriptors and options under the same configuration
@@ -10,11 +10,14 @@
 // the same tensor, and it only matters through the specialization
 // projection: descriptors that differ only in alignment match an entry
 // whose plan relies on no alignment, or whose projection they reproduce.
-// The memo is only a shortcut to entries the cache holds: the cache actor
-// clears it whenever it drops entries (eviction, clear, a new epoch), so a
-// memo hit never serves what the cache has let go. Every hit marks the
-// program's UseStamp with a tick of the cache's UseClock, so the cache's
-// eviction sees the uses it never answered itself.
+// The memo is only a shortcut to entries the cache holds. The cache actor
+// alone changes it: it inserts what it answered Ready and clears it
+// whenever it drops entries (eviction, clear, a new epoch). A lookup names
+// the epoch and generation it reads under, so an entry of an older epoch,
+// or from before a clear_cache, is never served even before the cache
+// actor has cleared it. Every hit marks the program's UseStamp with a tick
+// of the cache's UseClock, so the cache's eviction sees the uses it never
+// answered itself.
 //
 // Thread-safe: find() and insert() from any thread (sharded
 // readers-writer locks); find() costs one hash of the descriptors and a
@@ -38,6 +41,14 @@
 
 namespace tenact {
 
+/// What a memo entry is valid under: the configuration epoch and the cache
+/// generation (bumped by every Runtime::clear_cache).
+struct MemoStamp {
+  uint64_t epoch = 0;
+  uint64_t generation = 0;
+  bool operator==(const MemoStamp&) const = default;
+};
+
 class RequestMemo {
  public:
   /// `clock`: the prepare cache's use clock (hits mark programs with it).
@@ -46,9 +57,9 @@ class RequestMemo {
   /// The program prepared for this request, or null.
   std::shared_ptr<const PreparedProgram> find(const SemanticProgram& program,
                                               std::span<const InputDescriptor> inputs,
-                                              const std::string& options, uint64_t epoch) const;
+                                              const std::string& options, MemoStamp stamp) const;
   void insert(std::shared_ptr<const SemanticProgram> program, std::vector<InputDescriptor> inputs,
-              std::string options, uint64_t epoch, std::shared_ptr<const PreparedProgram> prepared);
+              std::string options, MemoStamp stamp, std::shared_ptr<const PreparedProgram> prepared);
   void clear();
   uint64_t hits() const { return hits_.load(std::memory_order_relaxed); }
 
@@ -57,7 +68,7 @@ class RequestMemo {
     std::shared_ptr<const SemanticProgram> program;
     std::vector<InputDescriptor> inputs;
     std::string options;
-    uint64_t epoch = 0;
+    MemoStamp stamp;
     std::shared_ptr<const PreparedProgram> prepared;
   };
   static constexpr size_t kShards = 16;
@@ -66,7 +77,7 @@ class RequestMemo {
     std::unordered_multimap<uint64_t, Entry> entries;
   };
   static uint64_t hash_of(const SemanticProgram& program, std::span<const InputDescriptor> inputs,
-                          const std::string& options, uint64_t epoch);
+                          const std::string& options, MemoStamp stamp);
 
   std::shared_ptr<UseClock> clock_;
   size_t per_shard_;

@@ -57,7 +57,7 @@ Runtime::Impl::Impl(RuntimeOptions opts) : options(std::move(opts)) {
   closing = startup_error.has_value();
   config = RuntimeConfig::initial(runtime_id, options.policy);
   epoch.store(config->epoch(), std::memory_order_release);
-  cache = spawn_prepare_cache(*system, this);
+  cache = spawn_prepare_cache(*system, this, memo_, plans_);
   ticker = spawn_deadline_ticker(*system, this);
   transfer = spawn_transfer_registry(*system, this);
 }
@@ -145,8 +145,8 @@ void Runtime::Impl::publish(RuntimeConfigPtr next) {
   // Called with `mutex` held.
   config = std::move(next);
   epoch.store(config->epoch(), std::memory_order_release);
-  memo.clear();
-  plans.clear();
+  // Memo lookups name the epoch they read under, so the old epoch's
+  // entries stop being served now; the cache actor drops them.
   caf::anon_send(cache, msg::epoch_atom::value, config->epoch());
 }
 
@@ -241,8 +241,9 @@ void Runtime::prepare(std::shared_ptr<const SemanticProgram> program, std::vecto
   if (rt.closing) return done(rt.refusal("prepare"));
   auto [config, engines] = rt.snapshot();
   const std::string options_text = options.canonical_text();
+  const MemoStamp stamp{config->epoch(), rt.cache_generation.load(std::memory_order_acquire)};
   if (options.cache_in_flight)
-    if (auto hit = rt.memo.find(*program, inputs, options_text, config->epoch())) {
+    if (auto hit = rt.memo().find(*program, inputs, options_text, stamp)) {
       if (rt.options.trace)
         rt.options.trace->instant(rt.options.trace->track("prepare cache"), "hit '" + program->name() + "'",
                                   "prepare", steady_now_ns(), {{"path", "facade"}});
@@ -263,15 +264,9 @@ void Runtime::prepare(std::shared_ptr<const SemanticProgram> program, std::vecto
   job->cache_in_flight = options.cache_in_flight;
   job->engines = std::move(engines);
   job->walk.inputs = inputs;
-  PrepareCallback finish = done;
-  if (options.cache_in_flight) {
-    finish = [&rt, program, inputs = std::move(inputs), options_text, epoch = config->epoch(),
-              done = std::move(done)](Result<PreparedProgramPtr> r) mutable {
-      if (r.ok()) rt.memo.insert(program, std::move(inputs), options_text, epoch, *r);
-      done(std::move(r));
-    };
-  }
-  job->done = rt.pending.track<PreparedProgramPtr>(std::move(finish), "the preparation", rt.options.prepare_deadline);
+  if (options.cache_in_flight)
+    job->memo = PrepareJob::MemoRequest{program, std::move(inputs), options_text, stamp};
+  job->done = rt.pending.track<PreparedProgramPtr>(std::move(done), "the preparation", rt.options.prepare_deadline);
   caf::anon_send(rt.cache, msg::prepare_atom::value, std::move(job));
 }
 
@@ -443,14 +438,16 @@ CacheStats Runtime::cache_stats() const {
   caf::scoped_actor self{*impl_->system};
   self->request(impl_->cache, std::chrono::seconds(10), msg::stats_atom::value)
       .receive([&](const CacheStatsPtr& s) { stats = *s; }, [](caf::error&) {});
-  stats.hits += impl_->memo.hits();
+  stats.hits += impl_->memo().hits();
   return stats;
 }
 
 void Runtime::clear_cache() {
-  impl_->memo.clear();
-  impl_->plans.clear();
-  caf::anon_send(impl_->cache, msg::clear_atom::value);
+  // From now on no memo entry made before is served; the cache actor drops
+  // the entries when it handles the message (before any later request from
+  // this thread, which it receives after it).
+  const uint64_t generation = impl_->cache_generation.fetch_add(1, std::memory_order_acq_rel) + 1;
+  caf::anon_send(impl_->cache, msg::clear_atom::value, generation);
 }
 
 }  // namespace tenact

@@ -12,12 +12,13 @@
 // actor system.
 //
 // State: the transfer registry actor alone holds the transfer providers
-// and decides route changes; the prepare-cache actor alone holds its store.
+// and decides route changes; the prepare-cache actor alone holds its store
+// and alone changes the request memo and the plan cache (it gets them at
+// spawn; this struct hands out only const views, which the facade and the
+// pipelines read on their own threads, so a cache hit costs no message).
 // The configuration snapshot, the engines and the pipelines are the
-// facade's, under `mutex` (the registry publishes its changes through it);
-// the request memo and the plan cache are read by the facade on the
-// caller's thread (a cache hit costs no message) and cleared by the cache
-// actor when entries leave its store.
+// facade's, under `mutex` (the registry publishes its changes through it),
+// as is the cache generation (bumped by clear_cache).
 #pragma once
 
 #include <atomic>
@@ -75,8 +76,12 @@ struct Runtime::Impl {
 
   /// Stamps every use of a prepared entry: the cache store's and the memo's.
   std::shared_ptr<UseClock> use_clock = std::make_shared<UseClock>();
-  RequestMemo memo{use_clock};
-  PlanCache plans;
+  /// Bumped by every clear_cache: memo entries of older generations are
+  /// never served.
+  std::atomic<uint64_t> cache_generation{0};
+  /// Read-only views of the cache actor's memo and plan cache.
+  const RequestMemo& memo() const { return *memo_; }
+  const PlanCache& plans() const { return *plans_; }
   PendingRequests pending;
   /// Set while the runtime refuses requests: from the start of shutdown,
   /// or from construction when a thread could not be started.
@@ -101,19 +106,25 @@ struct Runtime::Impl {
   engine_actor_type engine_actor(std::string_view id) const;
   /// The engine slot of `id` (empty when none).
   std::optional<EngineSlot> engine_slot(std::string_view id) const;
-  /// Publishes a configuration change: new snapshot, memo cleared, old
-  /// epochs retired in the cache.
+  /// Publishes a configuration change: the new snapshot, and the cache
+  /// actor told (it retires the old epochs' entries and clears the memo).
   void publish(RuntimeConfigPtr next);
   void forget_pipeline(uint64_t run);
 
  private:
+  /// The cache actor's (it alone changes them; spawn_prepare_cache).
+  std::shared_ptr<RequestMemo> memo_ = std::make_shared<RequestMemo>(use_clock);
+  std::shared_ptr<PlanCache> plans_ = std::make_shared<PlanCache>();
   std::mutex work_mutex_;
   std::condition_variable work_cv_;
   int64_t work_in_flight_ = 0;
 };
 
 /// Behaviors of the actors (one file each).
-cache_actor_type spawn_prepare_cache(caf::actor_system& system, Runtime::Impl* rt);
+/// The cache actor gets the only mutable handles of the memo and the plan
+/// cache.
+cache_actor_type spawn_prepare_cache(caf::actor_system& system, Runtime::Impl* rt,
+                                     std::shared_ptr<RequestMemo> memo, std::shared_ptr<PlanCache> plans);
 ticker_actor_type spawn_deadline_ticker(caf::actor_system& system, Runtime::Impl* rt);
 caf::actor spawn_gateway(caf::actor_system& system, Runtime* runtime, Runtime::Impl* rt);
 engine_actor_type::behavior_type engine_actor(engine_actor_type::pointer self, std::shared_ptr<Engine> engine,

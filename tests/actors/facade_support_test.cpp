@@ -33,22 +33,23 @@ TEST_CASE("the memo answers exactly the request it stored", "[request_memo]") {
   RequestMemo memo{std::make_shared<UseClock>()};
   auto p = program("negate");
   auto prepared = std::make_shared<const PreparedProgram>();
-  memo.insert(p, {desc(4)}, "", 3, prepared);
+  memo.insert(p, {desc(4)}, "", MemoStamp{3, 0}, prepared);
   const std::vector<InputDescriptor> same{desc(4)};
-  CHECK(memo.find(*p, same, "", 3) == prepared);
+  CHECK(memo.find(*p, same, "", MemoStamp{3, 0}) == prepared);
   // An equal program loaded again matches structurally.
-  CHECK(memo.find(*program("negate"), same, "", 3) == prepared);
-  CHECK(memo.find(*program("abs"), same, "", 3) == nullptr);  // another program
+  CHECK(memo.find(*program("negate"), same, "", MemoStamp{3, 0}) == prepared);
+  CHECK(memo.find(*program("abs"), same, "", MemoStamp{3, 0}) == nullptr);  // another program
   const std::vector<InputDescriptor> other{desc(5)};
-  CHECK(memo.find(*p, other, "", 3) == nullptr);                // another shape
-  CHECK(memo.find(*p, same, "engines=3:cpu", 3) == nullptr);    // other options
-  CHECK(memo.find(*p, same, "", 4) == nullptr);                 // another epoch
+  CHECK(memo.find(*p, other, "", MemoStamp{3, 0}) == nullptr);                // another shape
+  CHECK(memo.find(*p, same, "engines=3:cpu", MemoStamp{3, 0}) == nullptr);    // other options
+  CHECK(memo.find(*p, same, "", MemoStamp{4, 0}) == nullptr);                 // another epoch
+  CHECK(memo.find(*p, same, "", MemoStamp{3, 1}) == nullptr);  // after a clear_cache
   std::vector<InputDescriptor> placed{desc(4)};
   placed[0].placement = Endpoint{"cpu", "host"};
-  CHECK(memo.find(*p, placed, "", 3) == nullptr);               // another placement
+  CHECK(memo.find(*p, placed, "", MemoStamp{3, 0}) == nullptr);               // another placement
   CHECK(memo.hits() == 2);
   memo.clear();
-  CHECK(memo.find(*p, same, "", 3) == nullptr);
+  CHECK(memo.find(*p, same, "", MemoStamp{3, 0}) == nullptr);
 }
 
 TEST_CASE("descriptors differing only in alignment match unless the plan relies on it", "[request_memo]") {
@@ -62,9 +63,9 @@ TEST_CASE("descriptors differing only in alignment match unless the plan relies 
   auto free_plan = std::make_shared<PreparedProgram>();
   free_plan->requirements.inputs = {InputRequirement{}};
   free_plan->projection.inputs = {InputProjection{}};
-  memo.insert(p, {at64}, "", 1, free_plan);
-  CHECK(memo.find(*p, std::vector<InputDescriptor>{at4096}, "", 1) == free_plan);
-  CHECK(memo.find(*p, std::vector<InputDescriptor>{at16}, "", 1) == free_plan);
+  memo.insert(p, {at64}, "", MemoStamp{1, 0}, free_plan);
+  CHECK(memo.find(*p, std::vector<InputDescriptor>{at4096}, "", MemoStamp{1, 0}) == free_plan);
+  CHECK(memo.find(*p, std::vector<InputDescriptor>{at16}, "", MemoStamp{1, 0}) == free_plan);
 
   // A plan that relies on 2^6 bytes: buffers aligned to 2^6 or more project
   // to "align 2^6" like the one it was prepared for; 2^4 does not.
@@ -75,17 +76,17 @@ TEST_CASE("descriptors differing only in alignment match unless the plan relies 
   InputProjection projected;
   projected.alignment_log2 = 6;
   aligned_plan->projection.inputs = {projected};
-  memo.insert(p, {at64}, "", 2, aligned_plan);
-  CHECK(memo.find(*p, std::vector<InputDescriptor>{at64}, "", 2) == aligned_plan);
-  CHECK(memo.find(*p, std::vector<InputDescriptor>{at4096}, "", 2) == aligned_plan);
-  CHECK(memo.find(*p, std::vector<InputDescriptor>{at16}, "", 2) == nullptr);
+  memo.insert(p, {at64}, "", MemoStamp{2, 0}, aligned_plan);
+  CHECK(memo.find(*p, std::vector<InputDescriptor>{at64}, "", MemoStamp{2, 0}) == aligned_plan);
+  CHECK(memo.find(*p, std::vector<InputDescriptor>{at4096}, "", MemoStamp{2, 0}) == aligned_plan);
+  CHECK(memo.find(*p, std::vector<InputDescriptor>{at16}, "", MemoStamp{2, 0}) == nullptr);
 
   // The less aligned request gets its own entry next to the first.
   auto low_plan = std::make_shared<PreparedProgram>(*aligned_plan);
   low_plan->projection.inputs.edit()[0].alignment_log2 = 4;
-  memo.insert(p, {at16}, "", 2, low_plan);
-  CHECK(memo.find(*p, std::vector<InputDescriptor>{at16}, "", 2) == low_plan);
-  CHECK(memo.find(*p, std::vector<InputDescriptor>{at4096}, "", 2) == aligned_plan);
+  memo.insert(p, {at16}, "", MemoStamp{2, 0}, low_plan);
+  CHECK(memo.find(*p, std::vector<InputDescriptor>{at16}, "", MemoStamp{2, 0}) == low_plan);
+  CHECK(memo.find(*p, std::vector<InputDescriptor>{at4096}, "", MemoStamp{2, 0}) == aligned_plan);
 }
 
 TEST_CASE("the memo stays bounded and consistent under many threads", "[request_memo]") {
@@ -100,8 +101,8 @@ TEST_CASE("the memo stays bounded and consistent under many threads", "[request_
       for (int i = 0; i < 2000; ++i) {
         const int k = (i * 7 + t) % 200;
         const std::vector<InputDescriptor> in{desc(k)};
-        if (t % 2 == 0) memo.insert(p, in, "", 1, programs[k]);
-        auto found = memo.find(*p, in, "", 1);
+        if (t % 2 == 0) memo.insert(p, in, "", MemoStamp{1, 0}, programs[k]);
+        auto found = memo.find(*p, in, "", MemoStamp{1, 0});
         if (found && found != programs[k]) ++wrong;
         if (i % 500 == 0 && t == 3) memo.clear();
       }

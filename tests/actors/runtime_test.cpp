@@ -504,14 +504,29 @@ TEST_CASE("cache_in_flight off retains nothing and clear empties the cache", "[r
   CHECK(rt.cache_stats().productions == 4);  // produced again after clear
 }
 
+namespace {
+
+// A runtime on CAF's deterministic test coordinator (nothing runs until the
+// test drives it) with one scripted engine "det".
+RuntimeOptions deterministic_runtime() {
+  RuntimeOptions o = small_runtime();
+  o.deterministic_scheduler = true;
+  return o;
+}
+
+std::shared_ptr<testing::ScriptedEngine> det_engine(Runtime& rt) {
+  auto engine = std::make_shared<testing::ScriptedEngine>("det", std::vector<std::string>{"host"});
+  REQUIRE(rt.register_engine(engine).ok());
+  return engine;
+}
+
+}  // namespace
+
 TEST_CASE("requests for one key meet in the cache actor's mailbox, in message order", "[runtime][caf]") {
   // CAF's deterministic test coordinator: nothing runs until the test
   // drives it, so the order of the messages is exactly the order sent.
-  RuntimeOptions o = small_runtime();
-  o.deterministic_scheduler = true;
-  Runtime rt{o};
-  auto engine = std::make_shared<testing::ScriptedEngine>("det", std::vector<std::string>{"host"});
-  REQUIRE(rt.register_engine(engine).ok());
+  Runtime rt{deterministic_runtime()};
+  auto engine = det_engine(rt);
   auto program = batched();
   std::vector<std::future<Result<PreparedProgramPtr>>> waiting;
   for (int i = 0; i < 3; ++i) waiting.push_back(rt.prepare(program, {f32_input({2, 4})}));
@@ -535,6 +550,55 @@ TEST_CASE("requests for one key meet in the cache actor's mailbox, in message or
   REQUIRE(again.wait_for(0s) == std::future_status::ready);
   CHECK(again.get().value() == got[0]);
   CHECK(engine->calls == 1);
+}
+
+TEST_CASE("an answer to a request made before clear_cache is not remembered by the memo", "[runtime][caf]") {
+  // The cache actor alone writes the memo: it remembers a Ready answer only
+  // when the request was made under the newest generation it was told of.
+  Runtime rt{deterministic_runtime()};
+  det_engine(rt);
+  auto program = batched();
+  auto before = rt.prepare(program, {f32_input({2, 4})});
+  rt.clear_cache();  // reaches the actor after the prepare, before its production
+  CHECK(drive_scheduler(actor_system_of(rt)) > 0);
+  REQUIRE(before.wait_for(0s) == std::future_status::ready);
+  REQUIRE(before.get().ok());
+  // Not answered by the facade at once: the memo did not keep the answer.
+  auto after = rt.prepare(program, {f32_input({2, 4})});
+  CHECK(after.wait_for(0s) == std::future_status::timeout);
+  CHECK(drive_scheduler(actor_system_of(rt)) > 0);
+  REQUIRE(after.wait_for(0s) == std::future_status::ready);
+  auto kept = after.get();
+  REQUIRE(kept.ok());
+  CHECK(rt.impl().memo().hits() == 0);
+  // Made and answered in the new generation: remembered, so a repeat is
+  // answered at once.
+  auto repeat = rt.prepare(program, {f32_input({2, 4})});
+  REQUIRE(repeat.wait_for(0s) == std::future_status::ready);
+  CHECK(repeat.get().value() == *kept);
+  CHECK(rt.impl().memo().hits() == 1);
+}
+
+TEST_CASE("a pipeline plan is built with its entry, dropped with the cache and rebuilt by a run", "[runtime]") {
+  Runtime rt{small_runtime()};
+  REQUIRE(rt.register_engine(cpu_engine()).ok());
+  auto prepared = rt.prepare(affine(1), {describe_input(iota8(), Endpoint{})}).get();
+  REQUIRE(prepared.ok());
+  // Built on the planning thread that produced the entry, before any run.
+  CHECK(rt.impl().plans().find(**prepared) != nullptr);
+  rt.clear_cache();
+  (void)rt.cache_stats();  // answered after the cache actor handled the clear
+  CHECK(rt.impl().plans().find(**prepared) == nullptr);
+  // A run of the program still held builds its plan, and the cache actor keeps it.
+  auto r = rt.execute(*prepared, {iota8()}).get();
+  REQUIRE(r.ok());
+  CHECK((*r)[0].data_as<float>()[7] == 7.0f * 2 + 1);  // affine(1): y = 2 x + 1
+  (void)rt.cache_stats();
+  CHECK(rt.impl().plans().find(**prepared) != nullptr);
+  // A new epoch drops every plan and memo entry.
+  REQUIRE(rt.register_engine(cpu_engine("cpu:2")).ok());
+  (void)rt.cache_stats();
+  CHECK(rt.impl().plans().find(**prepared) == nullptr);
 }
 
 namespace {
