@@ -151,8 +151,9 @@ void set_next_free(std::byte* block, std::byte* next) { std::memcpy(block, &next
 
 uint64_t host_cache_class_bytes(uint64_t bytes) { return class_of(bytes); }
 
-std::shared_ptr<HostBufferSource> HostBufferSource::create(Endpoint endpoint, HostCacheOptions cache) {
-  return std::make_shared<HostBufferSource>(std::move(endpoint), cache);
+std::shared_ptr<HostBufferSource> HostBufferSource::create(Endpoint endpoint, HostCacheOptions cache,
+                                                           HostSourceLimits limits) {
+  return std::make_shared<HostBufferSource>(std::move(endpoint), cache, limits);
 }
 
 HostBufferSource::~HostBufferSource() { trim(); }
@@ -163,12 +164,31 @@ bool HostBufferSource::cacheable(size_t bytes) const {
   return cache_.enabled && bytes <= kMaxTensorBytes && class_of(bytes) <= cache_.max_cached_block;
 }
 
-void HostBufferSource::count_allocation(size_t bytes) {
-  const uint64_t now = allocated_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+Status HostBufferSource::count_allocation(size_t bytes) {
+  uint64_t now = 0;
+  if (limits_.capacity_bytes == 0) {
+    now = allocated_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+  } else {
+    uint64_t in_use = allocated_.load(std::memory_order_relaxed);
+    do {
+      if (bytes > limits_.capacity_bytes || in_use > limits_.capacity_bytes - bytes)
+        return Error{ErrorCode::LimitExceeded,
+                     "out of memory on " + endpoint_.to_string() + ": " + std::to_string(bytes) +
+                         " bytes asked for, " + std::to_string(in_use) + " of " +
+                         std::to_string(limits_.capacity_bytes) + " in use"};
+      now = in_use + bytes;
+    } while (!allocated_.compare_exchange_weak(in_use, now, std::memory_order_relaxed));
+  }
   allocations_.fetch_add(1, std::memory_order_relaxed);
   uint64_t peak = peak_.load(std::memory_order_relaxed);
   while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
   }
+  return ok_status();
+}
+
+void HostBufferSource::uncount_allocation(size_t bytes) {
+  allocated_.fetch_sub(bytes, std::memory_order_relaxed);
+  allocations_.fetch_sub(1, std::memory_order_relaxed);
 }
 
 Result<std::byte*> HostBufferSource::take_block(size_t bytes) {
@@ -196,17 +216,16 @@ Result<std::byte*> HostBufferSource::take_block(size_t bytes) {
 }
 
 Result<std::shared_ptr<Buffer>> HostBufferSource::allocate(size_t bytes) {
-  std::byte* address = nullptr;
-  if (cacheable(bytes)) {
-    TENACT_ASSIGN_OR_RETURN(address, take_block(bytes));
-  } else {
-    TENACT_ASSIGN_OR_RETURN(address, host_heap_allocate(bytes));
-    if (cache_.enabled) reserved_.fetch_add(bytes, std::memory_order_relaxed);
+  // Counted first, so that a capacity refuses before any memory is taken;
+  // a failed adopt releases through release(), which takes the bytes off.
+  TENACT_TRY(count_allocation(bytes));
+  Result<std::byte*> address = cacheable(bytes) ? take_block(bytes) : host_heap_allocate(bytes);
+  if (!address.ok()) {
+    uncount_allocation(bytes);
+    return address.error();
   }
-  // Counted before adopt: a failed adopt releases through release(), which
-  // takes the bytes off again.
-  count_allocation(bytes);
-  return Buffer::adopt(address, bytes, kTensorAlignment, endpoint_, true, shared_from_this());
+  if (!cacheable(bytes) && cache_.enabled) reserved_.fetch_add(bytes, std::memory_order_relaxed);
+  return Buffer::adopt(*address, bytes, kTensorAlignment, endpoint_, true, shared_from_this());
 }
 
 void HostBufferSource::release(std::byte* address, size_t bytes) noexcept {

@@ -156,9 +156,18 @@ struct HostCacheOptions {
 /// kMaxTensorBytes, so nothing overflows).
 uint64_t host_cache_class_bytes(uint64_t bytes);
 
+/// Limits of a HostBufferSource: a capacity bounds the bytes allocated at
+/// once (as asked for, not rounded), as a device's memory does (the
+/// simulated devices keep theirs in such a source): an allocation past it
+/// is refused.
+struct HostSourceLimits {
+  /// 0: no bound but the heap's.
+  uint64_t capacity_bytes = 0;
+};
+
 /// A source of host buffers: host memory from the process heap, labelled
 /// with `endpoint` and counted (MemoryStats), optionally through a
-/// size-class cache (HostCacheOptions). Thread-safe: allocate, release,
+/// size-class cache (HostCacheOptions) and a capacity (HostSourceLimits). Thread-safe: allocate, release,
 /// stats and trim from any thread, concurrently. Buffers keep it alive, so
 /// it is destroyed only once no buffer of it is left; it then gives its
 /// cached blocks back (trim).
@@ -172,8 +181,12 @@ uint64_t host_cache_class_bytes(uint64_t bytes);
 class HostBufferSource : public BufferAllocator,
                          public std::enable_shared_from_this<HostBufferSource> {
  public:
-  static std::shared_ptr<HostBufferSource> create(Endpoint endpoint, HostCacheOptions cache = {});
-  /// See Buffer::allocate for the contract and errors. A reused block is
+  static std::shared_ptr<HostBufferSource> create(Endpoint endpoint, HostCacheOptions cache = {},
+                                                   HostSourceLimits limits = {});
+  /// See Buffer::allocate for the contract and errors, and one more:
+  /// LimitExceeded naming the endpoint when the capacity would be exceeded
+  /// ("out of memory on sim:0/device: 96 bytes asked for, 32 of 100 in
+  /// use"), which leaves the source as it was. A reused block is
   /// zero-filled over the requested bytes rounded up to kTensorAlignment
   /// (what the heap path zeroes too); the rest of its class, never part of
   /// the buffer, may hold earlier buffers' data of this source.
@@ -186,8 +199,10 @@ class HostBufferSource : public BufferAllocator,
   const Endpoint& endpoint() const { return endpoint_; }
   const HostCacheOptions& cache_options() const { return cache_; }
 
-  HostBufferSource(Endpoint endpoint, HostCacheOptions cache)
-      : endpoint_(std::move(endpoint)), cache_(cache) {}
+  const HostSourceLimits& limits() const { return limits_; }
+
+  HostBufferSource(Endpoint endpoint, HostCacheOptions cache, HostSourceLimits limits = {})
+      : endpoint_(std::move(endpoint)), cache_(cache), limits_(limits) {}
   ~HostBufferSource() override;
 
   /// Number of size classes up to kMaxTensorBytes (free lists per source;
@@ -199,10 +214,14 @@ class HostBufferSource : public BufferAllocator,
   /// and cache_, so release() decides as allocate() did.
   bool cacheable(size_t bytes) const;
   Result<std::byte*> take_block(size_t bytes);
-  void count_allocation(size_t bytes);
+  /// Adds `bytes` to the allocated count (and its peak); with a capacity,
+  /// only when they fit (LimitExceeded otherwise, nothing counted).
+  Status count_allocation(size_t bytes);
+  void uncount_allocation(size_t bytes);
 
   Endpoint endpoint_;
   const HostCacheOptions cache_;
+  const HostSourceLimits limits_;
   std::atomic<uint64_t> allocated_{0};
   std::atomic<uint64_t> peak_{0};
   std::atomic<uint64_t> allocations_{0};

@@ -1,6 +1,8 @@
 // nlohmann::json glue shared by core/'s JSON readers and writers.
-// Internal: included only by .cpp files of core/ (keeps the heavy JSON
-// header out of widely included headers).
+// Internal: included only by .cpp files of core/ and by
+// engines/sim/sim_platform.cpp (which uses parse_json and json_type_name
+// for platform files); keeps the heavy JSON header out of widely included
+// headers.
 #pragma once
 
 #include <nlohmann/json.hpp>

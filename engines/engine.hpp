@@ -283,6 +283,13 @@ Status validate_batch(const BatchWork& work);
 /// nor one of the engine's queues.
 Status check_queue(const BatchWork& work, const EngineIdentity& engine, const EngineCapabilities& capabilities);
 
+/// What an engine that runs the core ops with kernels of its own answers:
+/// the echoing plan (PreparedOp::answering) when `request` is bound to one
+/// of its storage classes and it serves the op's family, else Unsupported
+/// naming the engine and the endpoint or the op (and extension family).
+PrepareAnswer answer_core_op(const EngineIdentity& engine, const EngineCapabilities& capabilities,
+                             const OpPrepareRequest& request);
+
 class Engine {
  public:
   virtual ~Engine() = default;

@@ -16,8 +16,8 @@ std::string describe(const BatchWork& work, size_t i) {
 
 class BatchRunner {
  public:
-  BatchRunner(const BatchWork& work, WorkerPool& pool, FusedCounters* counters)
-      : work_(work), pool_(pool), counters_(counters), results_(work.ops.size()),
+  BatchRunner(const BatchWork& work, WorkerPool& pool, FusedCounters* counters, const KernelObserver* observer)
+      : work_(work), pool_(pool), counters_(counters), observer_(observer), results_(work.ops.size()),
         last_read_(work.ops.size(), -1) {
     for (size_t i = 0; i < work.ops.size(); ++i)
       for (const BatchRef& ref : work.ops[i].operands)
@@ -70,6 +70,8 @@ class BatchRunner {
     auto r = run_kernel(call);
     if (!r.ok()) return r.error().with_context(describe(work_, i));
     results_[i] = std::move(*r);
+    if (observer_ != nullptr)
+      (*observer_)(KernelRun{static_cast<uint32_t>(i), static_cast<uint32_t>(i), inputs, results_[i]});
     return ok_status();
   }
 
@@ -123,6 +125,8 @@ class BatchRunner {
     }
     auto results = kernel->run(inputs, &pool_, counters_);
     if (!results.ok()) return results.error().with_context(where);
+    if (observer_ != nullptr)
+      (*observer_)(KernelRun{region.first, region.first + region.count - 1, inputs, *results});
     for (size_t k = 0; k < chained->output_values.size(); ++k)
       results_[chained->output_values[k] - work_.inputs.size()] = {std::move((*results)[k])};
     return ok_status();
@@ -137,6 +141,7 @@ class BatchRunner {
   const BatchWork& work_;
   WorkerPool& pool_;
   FusedCounters* counters_;
+  const KernelObserver* observer_;
   std::vector<std::vector<HostTensor>> results_;
   std::vector<int64_t> last_read_;
   std::map<uint32_t, const BatchRegion*> region_at_;
@@ -148,9 +153,9 @@ class BatchRunner {
 }  // namespace
 
 Result<std::vector<HostTensor>> run_batch_on_cpu(const BatchWork& work, WorkerPool& pool,
-                                                 FusedCounters* counters) {
+                                                 FusedCounters* counters, const KernelObserver* observer) {
   TENACT_TRY(validate_batch(work));
-  return BatchRunner{work, pool, counters}.run();
+  return BatchRunner{work, pool, counters, observer}.run();
 }
 
 }  // namespace tenact::cpu

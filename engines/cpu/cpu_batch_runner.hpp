@@ -7,16 +7,35 @@
 // scheduler thread (it runs kernels).
 #pragma once
 
+#include <cstdint>
+
 #include "core/error.hpp"
 #include "engines/cpu/kernels/fused_elementwise.hpp"
 #include "util/worker_pool.hpp"
 #include "engines/engine.hpp"
 
+#include <functional>
+#include <span>
+
 namespace tenact::cpu {
+
+/// One kernel the runner ran: a single op (first_op == last_op) or a fused
+/// region (ops first_op .. last_op), with the tensors it read and wrote.
+/// Valid only during the observer's call.
+struct KernelRun {
+  uint32_t first_op = 0;
+  uint32_t last_op = 0;
+  std::span<const HostTensor> inputs;
+  std::span<const HostTensor> outputs;
+};
+/// Called on the running thread after each kernel succeeded (the
+/// simulated engine charges its cost model from it).
+using KernelObserver = std::function<void(const KernelRun&)>;
 
 /// The outputs of `work`, or the first error (naming the batch op or
 /// region). `work` must pass validate_batch.
 Result<std::vector<HostTensor>> run_batch_on_cpu(const BatchWork& work, WorkerPool& pool,
-                                                 FusedCounters* counters);
+                                                 FusedCounters* counters,
+                                                 const KernelObserver* observer = nullptr);
 
 }  // namespace tenact::cpu

@@ -46,15 +46,7 @@ CpuEngine::~CpuEngine() {
 }
 
 PrepareAnswer CpuEngine::prepare(const OpPrepareRequest& request) {
-  if (request.binding.endpoint.engine != identity_.id ||
-      memory(request.binding.endpoint.storage_class) == nullptr)
-    return Unsupported{"engine '" + identity_.id + "' cannot run at " + request.binding.endpoint.to_string()};
-  if (!capabilities_.serves(family_of(request.kind))) {
-    std::string what = std::string{to_string(request.kind)};
-    if (const auto* ext = std::get_if<ExtensionAttrs>(&request.attrs)) what += " family '" + ext->family + "'";
-    return Unsupported{"engine '" + identity_.id + "' has no kernel for " + what};
-  }
-  return std::shared_ptr<const PreparedOp>(PreparedOp::answering(request));
+  return answer_core_op(identity_, capabilities_, request);
 }
 
 HostBufferSource* CpuEngine::memory(std::string_view storage_class) const {

@@ -176,6 +176,36 @@ TEST_CASE("a tensor over memory the host cannot address is never read on the hos
         "host copy of a tensor in dev:0/device memory, which the host cannot address");
 }
 
+TEST_CASE("a source with a capacity refuses what would not fit, naming its endpoint, and keeps serving",
+          "[buffer]") {
+  auto device = HostBufferSource::create(Endpoint{"sim:0", "device"}, {}, HostSourceLimits{1000});
+  auto a = device->allocate(600);
+  REQUIRE(a.ok());
+  CHECK((*a)->endpoint() == Endpoint{"sim:0", "device"});
+  auto b = device->allocate(401);  // 600 + 401 > 1000
+  REQUIRE_FALSE(b.ok());
+  CHECK(b.error().code() == ErrorCode::LimitExceeded);
+  CHECK_THAT(b.error().message(), Catch::Contains("sim:0/device") && Catch::Contains("401 bytes asked for") &&
+                                      Catch::Contains("600 of 1000 in use"));
+  CHECK(device->stats().allocated_bytes == 600);  // the refusal counted nothing
+  CHECK(device->stats().allocations == 1);
+  auto c = device->allocate(400);  // exactly full
+  REQUIRE(c.ok());
+  CHECK(device->stats().peak_allocated_bytes == 1000);
+  // Far past the capacity (and past what the heap would give): refused by
+  // the capacity, before any memory is asked for.
+  auto huge = device->allocate(size_t{1} << 39);
+  REQUIRE_FALSE(huge.ok());
+  CHECK(huge.error().code() == ErrorCode::LimitExceeded);
+  a->reset();
+  auto d = device->allocate(600);  // room again once a buffer went back
+  REQUIRE(d.ok());
+  d->reset();
+  c->reset();
+  CHECK(device->stats().allocated_bytes == 0);
+  CHECK(device->stats().releases == 3);
+}
+
 TEST_CASE("copy_to_dense writes a strided view in row-major order", "[buffer]") {
   auto t = HostTensor::zeros(DType::I32, {2, 3}).value();
   for (int i = 0; i < 6; ++i) t.data_as<int32_t>()[i] = i;  // [[0 1 2] [3 4 5]]

@@ -1,0 +1,189 @@
+#include "engines/sim/sim_engine.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "core/guarded.hpp"
+#include "engines/cpu/cpu_batch_runner.hpp"
+#include "engines/sim/sim_cost.hpp"
+#include "engines/sim/sim_memory.hpp"
+
+namespace tenact::sim {
+
+Result<std::shared_ptr<SimEngine>> SimEngine::create(SimEngineOptions options) {
+  if (!options.world) return Error{ErrorCode::InvalidAttribute, "sim engine '" + options.device + "' has no platform"};
+  const int index = options.world->device_index(options.device);
+  if (index < 0)
+    return Error{ErrorCode::InvalidAttribute, "platform '" + options.world->platform().name + "' has no device '" +
+                                                  options.device + "'"};
+  const SimDeviceSpec& spec = options.world->platform().devices[static_cast<size_t>(index)];
+  auto pool = WorkerPool::create(std::max<uint32_t>(1, spec.host_threads));
+  if (!pool.ok()) return pool.error().with_context("sim engine '" + options.device + "'");
+  return guarded("creating sim engine '" + options.device + "'", [&]() -> Result<std::shared_ptr<SimEngine>> {
+    return std::make_shared<SimEngine>(Passkey{}, std::move(options), static_cast<size_t>(index), std::move(*pool));
+  });
+}
+
+SimEngine::SimEngine(Passkey, SimEngineOptions options, size_t index, std::unique_ptr<WorkerPool> pool)
+    : world_(std::move(options.world)), index_(index), pool_(std::move(pool)) {
+  const SimDeviceSpec& spec = device();
+  identity_.id = spec.id;
+  identity_.hardware_class = "sim-gpu";
+  identity_.registration = options.registration;
+  identity_.context = static_cast<uint64_t>(::getpid());
+  capabilities_.storage_classes = {kDeviceStorage};
+  capabilities_.default_storage_class = kDeviceStorage;
+  capabilities_.executable = true;
+  capabilities_.op_families = {OpFamily::Elementwise, OpFamily::Reduction, OpFamily::Indexing, OpFamily::Dot,
+                               OpFamily::Layout};
+  capabilities_.accepted_input_storage = {kDeviceStorage};
+  capabilities_.fused_elementwise_regions = options.fuse_regions;
+  capabilities_.queues = std::max<uint32_t>(1, spec.streams);
+  memory_ = HostBufferSource::create(Endpoint{spec.id, kDeviceStorage}, {}, HostSourceLimits{spec.memory_bytes});
+  clocks_ = std::make_unique<std::atomic<uint64_t>[]>(capabilities_.queues);
+  sequences_ = std::make_unique<uint64_t[]>(capabilities_.queues);
+  for (uint32_t q = 0; q < capabilities_.queues; ++q) {
+    clocks_[q].store(0);
+    sequences_[q] = 0;
+    queues_.push_back(cpu::HostQueue::create(*pool_, "stream " + std::to_string(q) + " of '" + spec.id + "'"));
+  }
+}
+
+SimEngine::~SimEngine() {
+  queues_.clear();  // work on the pool still holds the queues it serves
+  pool_.reset();
+}
+
+PrepareAnswer SimEngine::prepare(const OpPrepareRequest& request) {
+  return answer_core_op(identity_, capabilities_, request);
+}
+
+Result<Tensor> SimEngine::allocate(std::string_view storage_class, DType dtype, std::vector<int64_t> shape) {
+  if (storage_class != kDeviceStorage)
+    return Error{ErrorCode::Unsupported,
+                 "engine '" + identity_.id + "' has no storage class '" + std::string{storage_class} + "'"};
+  Result<Tensor> made = [&] {
+    HostBufferScope scope(memory_.get());
+    return Tensor::zeros(dtype, std::move(shape));
+  }();
+  if (!made.ok()) return made.error();
+  return device_view(*made);
+}
+
+Result<MemoryStats> SimEngine::memory_stats(std::string_view storage_class) const {
+  if (storage_class != kDeviceStorage)
+    return Error{ErrorCode::Unsupported,
+                 "engine '" + identity_.id + "' has no storage class '" + std::string{storage_class} + "'"};
+  return memory_->stats();
+}
+
+void SimEngine::launch(std::shared_ptr<const PreparedOp> op, std::vector<Tensor> inputs, SymbolBindings symbols,
+                       LaunchCompletion done) {
+  BatchWork work;
+  BatchOp batch_op;
+  for (uint32_t i = 0; i < inputs.size(); ++i) batch_op.operands.push_back(BatchRef::input(i));
+  for (uint32_t r = 0; r < op->results.size(); ++r) work.outputs.push_back(BatchRef::op(0, r));
+  batch_op.op = std::move(op);
+  work.ops.push_back(std::move(batch_op));
+  work.inputs = std::move(inputs);
+  work.symbols = std::move(symbols);
+  launch_batch(std::move(work), std::move(done));
+}
+
+void SimEngine::launch_batch(BatchWork work, LaunchCompletion done) {
+  LaunchCompletion finish = finish_batch_with(work, std::move(done));
+  if (Status valid = validate_batch(work); !valid.ok()) return finish(valid.error());
+  if (Status queue = check_queue(work, identity_, capabilities_); !queue.ok()) return finish(queue.error());
+  const uint32_t stream = work.queue != BatchWork::kAnyQueue
+                              ? work.queue
+                              : static_cast<uint32_t>(next_stream_.fetch_add(1) % capabilities_.queues);
+  std::vector<EventPtr> waits = std::move(work.waits);
+  queues_[stream]->submit(std::move(waits), [this, stream, work = std::move(work),
+                                              finish = std::move(finish)](Status ready) mutable {
+    if (!ready.ok()) return finish(ready.error());
+    auto outcome = guarded("running a batch on '" + identity_.id + "'", [&] { return run_on_stream(work, stream); });
+    { BatchWork spent = std::move(work); }  // the inputs go before the caller hears
+    finish(std::move(outcome));
+  });
+}
+
+Result<uint64_t> SimEngine::bring_inputs_in(std::vector<Tensor>& inputs) {
+  uint64_t ready = 0;
+  const Endpoint mine{identity_.id, kDeviceStorage};
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Tensor& in = inputs[i];
+    if (in.is_host()) {
+      // The caller's host memory: uploaded over the link from the host.
+      Result<Tensor> copy = [&] {
+        HostBufferScope scope(memory_.get());
+        return Tensor::zeros(in.dtype(), in.shape());
+      }();
+      if (!copy.ok()) return copy.error().with_context("uploading input " + std::to_string(i) + " to '" + identity_.id + "'");
+      TENACT_TRY(in.copy_to_dense(copy->data()));
+      const uint64_t bytes = copy->buffer() ? copy->buffer()->size() : 0;
+      auto arrived = world_->charge_link("host", identity_.id, bytes, world_->ready_at(in));
+      if (!arrived.ok())
+        return Error{ErrorCode::InputMismatch, "input " + std::to_string(i) + " is host memory and " +
+                                                   arrived.error().message() + " to upload it"};
+      ready = std::max(ready, *arrived);
+      in = std::move(*copy);
+      continue;
+    }
+    if (in.endpoint() != mine)
+      return Error{ErrorCode::InputMismatch, "input " + std::to_string(i) + " lives in " + in.endpoint().to_string() +
+                                                 " memory, which '" + identity_.id + "' cannot read"};
+    ready = std::max(ready, world_->ready_at(in));
+    TENACT_ASSIGN_OR_RETURN(in, host_view(in));
+  }
+  return ready;
+}
+
+Result<std::vector<Tensor>> SimEngine::run_on_stream(BatchWork& work, uint32_t stream) {
+  if (!work.deferred.empty()) TENACT_TRY(resolve_deferred_inputs(work));
+  TENACT_ASSIGN_OR_RETURN(uint64_t inputs_ready, bring_inputs_in(work.inputs));
+  const uint64_t start = std::max(clocks_[stream].load(std::memory_order_relaxed), inputs_ready);
+  uint64_t now = start;
+  uint64_t kernels = 0, ops = 0;
+  const SimDeviceSpec& spec = device();
+  const cpu::KernelObserver observer = [&](const cpu::KernelRun& run) {
+    const KernelWork w = kernel_work(work.ops, run.first_op, run.last_op, run.inputs, run.outputs);
+    now += kernel_ns(spec, w, world_->jitter(index_, stream, sequences_[stream]++));
+    kernels += 1;
+    ops += run.last_op - run.first_op + 1;
+  };
+  Result<std::vector<Tensor>> outputs = [&] {
+    HostBufferScope scope(memory_.get());
+    return cpu::run_batch_on_cpu(work, *pool_, &fused_counters_, &observer);
+  }();
+  // What ran took its time, also when a later kernel failed.
+  clocks_[stream].store(now, std::memory_order_relaxed);
+  SimDeviceCounters& counters = world_->counters(index_);
+  counters.kernels.fetch_add(kernels);
+  counters.ops.fetch_add(ops);
+  counters.busy_ns.fetch_add(now - start);
+  world_->advance_to(now);
+  if (!outputs.ok()) return outputs.error();
+  for (Tensor& out : *outputs) {
+    TENACT_ASSIGN_OR_RETURN(out, device_view(out));
+    world_->set_ready(out, now);
+  }
+  return outputs;
+}
+
+SimEngineStats SimEngine::stats() const {
+  SimEngineStats s;
+  const SimDeviceCounters& c = world_->counters(index_);
+  s.kernels = c.kernels.load();
+  s.ops = c.ops.load();
+  s.bytes_in = c.bytes_in.load();
+  s.bytes_out = c.bytes_out.load();
+  s.busy_ns = c.busy_ns.load();
+  const MemoryStats m = memory_->stats();
+  s.allocated_bytes = m.allocated_bytes;
+  s.peak_bytes = m.peak_allocated_bytes;
+  for (uint32_t q = 0; q < capabilities_.queues; ++q) s.stream_clock_ns.push_back(clocks_[q].load());
+  return s;
+}
+
+}  // namespace tenact::sim

@@ -1,0 +1,251 @@
+// The simulated GPUs at the engine level: real results in device memory of
+// their own (not host addressable, bounded by the device's capacity),
+// virtual time charged from the cost model with hand-derived figures,
+// stream order and waits, copies along the platform's links, and virtual
+// times that do not depend on the host's timing.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <future>
+#include <thread>
+
+#include "engines/event.hpp"
+#include "engines/sim/sim_engine.hpp"
+#include "engines/sim/sim_links.hpp"
+#include "tests/engines/cpu/test_engine.hpp"
+
+using namespace tenact;
+using namespace tenact::sim;
+
+namespace {
+
+// Round figures, so that costs can be derived by hand: 1 op per ns, 1 byte
+// per ns, 1 us per launch; links 1 byte per ns after 500 ns.
+SimPlatform round_platform(uint32_t devices, uint64_t memory = uint64_t{1} << 30, double jitter = 0,
+                           uint64_t seed = 0) {
+  SimPlatform p;
+  p.name = "round";
+  p.seed = seed;
+  p.jitter = jitter;
+  for (uint32_t i = 0; i < devices; ++i) {
+    SimDeviceSpec d;
+    d.id = "sim:" + std::to_string(i);
+    d.memory_bytes = memory;
+    d.streams = 2;
+    d.rates.f32 = 1e9;
+    d.memory_bandwidth = 1e9;
+    d.launch_latency_ns = 1000;
+    p.devices.push_back(d);
+    p.links.push_back({"host", d.id, 1e9, 500});
+    p.links.push_back({d.id, "host", 1e9, 500});
+  }
+  for (uint32_t i = 0; i < devices; ++i)
+    for (uint32_t j = 0; j < devices; ++j)
+      if (i != j) p.links.push_back({"sim:" + std::to_string(i), "sim:" + std::to_string(j), 2e9, 100});
+  return p;
+}
+
+struct Sim {
+  std::shared_ptr<SimWorld> world;
+  std::vector<std::shared_ptr<SimEngine>> devices;
+  explicit Sim(SimPlatform platform) : world(SimWorld::create(std::move(platform)).value()) {
+    for (const SimDeviceSpec& d : world->platform().devices)
+      devices.push_back(SimEngine::create({world, d.id}).value());
+  }
+};
+
+std::shared_ptr<const PreparedOp> f32_op(OpKind kind, int64_t n, const std::string& at) {
+  auto op = std::make_shared<PreparedOp>();
+  op->kind = kind;
+  op->results = {ValueType{DType::F32, exact_shape({n})}};
+  op->binding.endpoint = {at, SimEngine::kDeviceStorage};
+  return op;
+}
+
+Tensor ramp(int64_t n, float scale) {
+  auto t = Tensor::zeros(DType::F32, {n}).value();
+  for (int64_t i = 0; i < n; ++i) t.data_as<float>()[i] = scale * static_cast<float>(i);
+  return t;
+}
+
+/// out = a + b on `at`, on `queue`.
+BatchWork add_batch(std::vector<Tensor> inputs, const std::string& at, uint32_t queue = BatchWork::kAnyQueue) {
+  BatchWork w;
+  const int64_t n = inputs[0].element_count();
+  w.inputs = std::move(inputs);
+  w.ops.push_back({f32_op(OpKind::Add, n, at), {BatchRef::input(0), BatchRef::input(1)}});
+  w.outputs = {BatchRef::op(0)};
+  w.queue = queue;
+  return w;
+}
+
+Result<std::vector<Tensor>> run(Engine& engine, BatchWork work) {
+  std::promise<Result<std::vector<Tensor>>> promise;
+  auto future = promise.get_future();
+  engine.launch_batch(std::move(work), [&](Result<std::vector<Tensor>> r) { promise.set_value(std::move(r)); });
+  return future.get();
+}
+
+/// Reads a device value back to `host` along the platform's link.
+Tensor read_back(Sim& sim, const Tensor& value, Engine& host) {
+  TransferProvider link = sim_link_provider(sim.world);
+  const Endpoint from = value.endpoint(), to{"cpu", "host"};
+  REQUIRE(link.can_copy(from, to));
+  auto copy = link.copy(TransferRequest{value, from, to, host});
+  REQUIRE(copy.ok());
+  REQUIRE(copy->is_host());
+  return *copy;
+}
+
+}  // namespace
+
+TEST_CASE("a sim device computes in its own memory and charges the cost model's virtual time", "[sim][engine]") {
+  Sim sim{round_platform(1)};
+  SimEngine& dev = *sim.devices[0];
+  CHECK(dev.identity().id == "sim:0");
+  CHECK(dev.capabilities().queues == 2);
+  auto out = run(dev, add_batch({ramp(1000, 1), ramp(1000, 2)}, "sim:0", 0));
+  REQUIRE(out.ok());
+  const Tensor& sum = (*out)[0];
+  CHECK_FALSE(sum.is_host());
+  CHECK(sum.endpoint() == Endpoint{"sim:0", "device"});
+  // Uploads: 4,000 bytes each over the host link, from time 0 at once
+  // (links do not queue): 500 + 4,000 = 4,500 ns. The add reads 2,000 and
+  // writes 1,000 elements (2,000 ops: 2,000 ns) and moves 12,000 bytes
+  // (12,000 ns): 1,000 + 12,000 = 13,000 ns from 4,500.
+  CHECK(sim.world->ready_at(sum) == 17500);
+  SimEngineStats s = dev.stats();
+  CHECK(s.kernels == 1);
+  CHECK(s.ops == 1);
+  CHECK(s.bytes_in == 8000);
+  CHECK(s.busy_ns == 13000);
+  CHECK(s.stream_clock_ns == std::vector<uint64_t>{17500, 0});
+  auto cpu = cpu::test_engine();
+  Tensor host = read_back(sim, sum, *cpu);
+  for (int i = 0; i < 1000; ++i) CHECK(host.data_as<float>()[i] == 3.0f * static_cast<float>(i));
+  CHECK(sim.world->ready_at(host) == 17500 + 500 + 4000);
+  CHECK(dev.stats().bytes_out == 4000);
+  CHECK(sim.world->now() == 22000);
+}
+
+TEST_CASE("a device's memory is bounded: past it is LimitExceeded naming the device, and it keeps serving",
+          "[sim][engine][memory]") {
+  Sim sim{round_platform(1, 12000)};
+  SimEngine& dev = *sim.devices[0];
+  auto held = dev.allocate("device", DType::F32, {1000});  // 4,000 of 12,000 bytes
+  REQUIRE(held.ok());
+  CHECK_FALSE(held->is_host());
+  // Two uploads of 4,000 bytes and a 4,000-byte result do not fit beside it.
+  auto refused = run(dev, add_batch({ramp(1000, 1), ramp(1000, 2)}, "sim:0"));
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().code() == ErrorCode::LimitExceeded);
+  CHECK_THAT(refused.error().message(), Catch::Contains("sim:0/device"));
+  *held = Tensor{};
+  CHECK(dev.memory_stats("device")->allocated_bytes == 0);
+  // Without it, the uploads and the result fill the device exactly.
+  auto served = run(dev, add_batch({ramp(1000, 1), ramp(1000, 2)}, "sim:0"));
+  REQUIRE(served.ok());
+  CHECK(dev.memory_stats("device")->allocated_bytes == 4000);  // the result; the uploads went
+  served->clear();
+  CHECK(dev.memory_stats("device")->allocated_bytes == 0);
+  CHECK(dev.memory_stats("device")->peak_allocated_bytes == 12000);  // exactly full
+  CHECK_FALSE(dev.allocate("host", DType::F32, {1}).ok());
+}
+
+TEST_CASE("a stream runs its batches in order, and a batch on another stream starts when its input is ready",
+          "[sim][engine][stream]") {
+  Sim sim{round_platform(1)};
+  SimEngine& dev = *sim.devices[0];
+  auto a = run(dev, add_batch({ramp(1000, 1), ramp(1000, 1)}, "sim:0", 0));  // ends at 17,500
+  REQUIRE(a.ok());
+  // Stream 1 is idle at 0, but its input is ready at 17,500; its other
+  // input comes from the host at 4,500. Reads 2,000 elements, writes 1,000:
+  // 1,000 + 12,000 ns.
+  auto b = run(dev, add_batch({(*a)[0], ramp(1000, 1)}, "sim:0", 1));
+  REQUIRE(b.ok());
+  CHECK(sim.world->ready_at((*b)[0]) == 17500 + 13000);
+  // Stream 0 again: after its own clock (17,500), the host input at 4,500.
+  auto c = run(dev, add_batch({ramp(1000, 1), ramp(1000, 1)}, "sim:0", 0));
+  REQUIRE(c.ok());
+  CHECK(sim.world->ready_at((*c)[0]) == 17500 + 13000);
+  CHECK(dev.stats().stream_clock_ns == std::vector<uint64_t>{30500, 30500});
+
+  // A batch waits for its event without holding the stream's thread, and
+  // starts only once it is signalled.
+  auto gate = Event::create("gate");
+  BatchWork waiting = add_batch({(*c)[0], (*c)[0]}, "sim:0", 1);
+  waiting.waits = {gate};
+  std::promise<Result<std::vector<Tensor>>> promise;
+  auto future = promise.get_future();
+  dev.launch_batch(std::move(waiting), [&](Result<std::vector<Tensor>> r) { promise.set_value(std::move(r)); });
+  auto other = run(dev, add_batch({ramp(10, 1), ramp(10, 1)}, "sim:0", 0));  // stream 0 is not held up
+  REQUIRE(other.ok());
+  CHECK(future.wait_for(std::chrono::milliseconds(50)) == std::future_status::timeout);
+  gate->signal(ok_status());
+  auto waited = future.get();
+  REQUIRE(waited.ok());
+  CHECK(sim.world->ready_at((*waited)[0]) == 30500 + 13000);
+}
+
+TEST_CASE("copies between devices go along the peer link, counted out of one and into the other",
+          "[sim][engine][link]") {
+  Sim sim{round_platform(2)};
+  auto produced = run(*sim.devices[0], add_batch({ramp(1000, 1), ramp(1000, 1)}, "sim:0"));
+  REQUIRE(produced.ok());
+  TransferProvider link = sim_link_provider(sim.world);
+  const Endpoint d0{"sim:0", "device"}, d1{"sim:1", "device"};
+  CHECK(link.can_copy(d0, d1));
+  CHECK(link.can_copy(Endpoint{"cpu", "host"}, d1));
+  CHECK(link.can_copy(Endpoint::unowned_host(), d0));
+  CHECK_FALSE(link.can_copy(Endpoint{"cpu", "host"}, Endpoint{"cpu:1", "host"}));  // not a sim link
+  CHECK_FALSE(link.can_copy(d0, Endpoint{"sim:7", "device"}));
+  auto moved = link.copy(TransferRequest{(*produced)[0], d0, d1, *sim.devices[1]});
+  REQUIRE(moved.ok());
+  CHECK(moved->endpoint() == d1);
+  // 4,000 bytes at 2 bytes per ns after 100 ns, from 17,500.
+  CHECK(sim.world->ready_at(*moved) == 17500 + 100 + 2000);
+  CHECK(sim.devices[0]->stats().bytes_out == 4000);
+  CHECK(sim.devices[1]->stats().bytes_in == 4000);
+  // sim:1 computes on the copy; sim:0 cannot read sim:1's memory.
+  auto doubled = run(*sim.devices[1], add_batch({*moved, *moved}, "sim:1"));
+  REQUIRE(doubled.ok());
+  auto cpu = cpu::test_engine();
+  Tensor host = read_back(sim, (*doubled)[0], *cpu);
+  for (int i = 0; i < 1000; ++i) CHECK(host.data_as<float>()[i] == 4.0f * static_cast<float>(i));
+  auto foreign = run(*sim.devices[0], add_batch({*moved, *moved}, "sim:0"));
+  REQUIRE_FALSE(foreign.ok());
+  CHECK(foreign.error().code() == ErrorCode::InputMismatch);
+  CHECK_THAT(foreign.error().message(), Catch::Contains("sim:1/device"));
+  auto routes = sim_routes(*sim.world, std::vector<Endpoint>{Endpoint{"cpu", "host"}});
+  CHECK(routes.size() == 6);  // cpu <-> each device, sim:0 <-> sim:1
+}
+
+TEST_CASE("virtual times are a function of the work, the platform and the seed, not of the host's load",
+          "[sim][engine][determinism]") {
+  // A fixed sequence of batches over two streams with jitter.
+  const auto clocks_of = [](uint64_t seed) {
+    Sim sim{round_platform(1, uint64_t{1} << 30, 0.25, seed)};
+    SimEngine& dev = *sim.devices[0];
+    Tensor x = ramp(512, 1);
+    std::vector<Tensor> last;
+    for (int i = 0; i < 12; ++i) {
+      auto r = run(dev, add_batch({i < 2 ? x : last[static_cast<size_t>(i % 2)], x}, "sim:0", i % 2));
+      REQUIRE(r.ok());
+      if (last.size() < 2) last.push_back((*r)[0]);
+      else last[static_cast<size_t>(i % 2)] = (*r)[0];
+    }
+    return dev.stats().stream_clock_ns;
+  };
+  const auto reference = clocks_of(7);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> load;
+  for (int t = 0; t < 2; ++t)
+    load.emplace_back([&] {
+      volatile uint64_t spin = 0;
+      while (!stop.load(std::memory_order_relaxed)) spin = spin + 1;
+    });
+  for (int run_index = 0; run_index < 20; ++run_index) CHECK(clocks_of(7) == reference);
+  stop = true;
+  for (auto& t : load) t.join();
+  CHECK(clocks_of(8) != reference);  // another seed draws other jitter
+}
