@@ -285,14 +285,15 @@ namespace {
 void copy_along_route(Runtime::Impl& rt, Tensor value, Endpoint destination, std::function<void(Result<Tensor>)> done) {
   if (rt.closing) return done(rt.refusal("copy"));
   Endpoint source = value.endpoint();
+  // Along a registered route; unowned host memory without one is copied by
+  // host_copy (it may enter any host memory).
   std::string provider = "host_copy";
-  if (!source.engine.empty()) {
-    auto config = rt.current_config();
-    const TransferRoute* route = config->find_route(source, destination);
-    if (!route)
-      return done(Error{ErrorCode::Unsupported, "no route from " + source.to_string() + " to " +
-                                                    destination.to_string() + " to copy the value along"});
+  auto config = rt.current_config();
+  if (const TransferRoute* route = config->find_route(source, destination)) {
     provider = route->provider;
+  } else if (!source.engine.empty()) {
+    return done(Error{ErrorCode::Unsupported, "no route from " + source.to_string() + " to " +
+                                                  destination.to_string() + " to copy the value along"});
   }
   auto tracked = rt.pending.track<Tensor>(std::move(done), "the copy", rt.options.run_deadline);
   auto job = std::make_shared<BatchJob>();

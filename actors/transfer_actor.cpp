@@ -14,6 +14,7 @@
 // Handlers only route: the registry decisions are RuntimeConfig's and
 // TransferProviders' (planning/runtime_config.hpp, transfer/providers.hpp).
 #include "actors/runtime_impl.hpp"
+#include "transfer/unowned_host.hpp"
 #include "core/guarded.hpp"
 
 namespace tenact {
@@ -38,6 +39,10 @@ Result<std::vector<Tensor>> copy_value(Runtime::Impl* rt, BatchJob& job) {
   if (job.work.inputs.size() != 1) return Error{ErrorCode::Internal, "a transfer carries one value"};
   const uint64_t begin = steady_now_ns();
   auto moved = guarded("running a transfer", [&]() -> Result<Tensor> {
+    if (job.destination.engine.empty())  // unowned host memory: from the heap
+      return TransferProviders::run_with(job.mover.get(), job.provider,
+                                         TransferRequest{job.work.inputs[0], job.source, job.destination,
+                                                         unowned_host_memory()});
     auto slot = rt->engine_slot(job.destination.engine);
     if (!slot)
       return Error{ErrorCode::EngineDown, "transfer " + job.source.to_string() + " -> " +

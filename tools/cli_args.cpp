@@ -25,7 +25,7 @@ Parsed<std::pair<std::string, std::string>> parse_name_value(const std::string& 
 Parsed<EndpointArg> parse_endpoint_arg(const std::string& text, const std::string& default_storage) {
   const auto slash = text.find('/');
   EndpointArg e{text.substr(0, slash), slash == std::string::npos ? default_storage : text.substr(slash + 1)};
-  if (e.engine.empty() || e.storage_class.empty() ||
+  if (e.engine.empty() || (slash != std::string::npos && e.storage_class.empty()) ||
       (slash != std::string::npos && text.find('/', slash + 1) != std::string::npos))
     return "expected ENGINE or ENGINE/STORAGE with both parts non-empty, got '" + text + "'";
   return e;

@@ -24,7 +24,7 @@ Parsed<std::pair<std::string, std::string>> parse_name_value(const std::string& 
                                                              const std::string& value_word);
 
 /// "ENGINE" or "ENGINE/STORAGE", both parts non-empty; STORAGE defaults to
-/// `default_storage`.
+/// `default_storage` (which may be empty: the engine's own default).
 struct EndpointArg {
   std::string engine;
   std::string storage_class;

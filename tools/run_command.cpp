@@ -1,8 +1,14 @@
 // tenact run PROGRAM.json --input NAME=FILE ... [--print-json] [--out DIR]
-//            [--repeat N] [--stats] [--threads N] [--trace FILE]
+//            [--repeat N] [--stats] [--stats-json FILE] [--threads N]
+//            [--trace FILE] [--engines LIST] [--platform FILE]
+//            [--placement NAME=ENGINE[/STORAGE] ...]
 //
-// Runs through the Runtime (actors/runtime.hpp) with one CPU engine: the
-// program is prepared through the prepare cache and executed as a pipeline.
+// Runs through the Runtime (actors/runtime.hpp) with exactly the engines of
+// --engines (default "cpu"; setup/engine_setup.hpp), in that preference
+// order: the program is prepared through the prepare cache and executed as
+// a pipeline. Inputs read from files start in host memory (a --placement
+// copies one to an engine's memory first) and outputs end there: results
+// left on a device are read back along the registered routes.
 // --out writes through core/output_folder.hpp: one file per distinct
 // output name (escaped by core/value_file_name.hpp), never outside DIR,
 // all files complete or none.
@@ -18,8 +24,11 @@
 #include "core/value_file_name.hpp"
 #include "actors/runtime.hpp"
 #include "engines/cpu/cpu_engine.hpp"
+#include "engines/sim/sim_platform.hpp"
+#include "setup/engine_setup.hpp"
 #include "tools/cli.hpp"
 #include "tools/cli_args.hpp"
+#include "tools/engine_stats.hpp"
 #include "tools/input_files.hpp"
 
 namespace tenact::cli {
@@ -35,8 +44,12 @@ struct RunArgs {
   std::string out_dir;
   uint64_t repeat = 1;
   bool stats = false;
+  std::string stats_json;
   size_t threads = 0;
   std::string trace;
+  std::vector<setup::EngineSpec> engines;
+  std::string platform;
+  std::vector<std::pair<std::string, EndpointArg>> placements;  // input name, where
 };
 
 // Returns the parsed arguments or prints a usage error (returns nullopt).
@@ -74,6 +87,34 @@ std::optional<RunArgs> parse_run_args(const std::vector<std::string>& args, std:
       else r.threads = static_cast<size_t>(*n);
     } else if (a == "--stats") {
       r.stats = true;
+    } else if (a == "--stats-json" || a == "--platform") {
+      auto v = value(a == "--platform" ? "--platform" : "--stats-json");
+      if (!v) return std::nullopt;
+      (a == "--platform" ? r.platform : r.stats_json) = *v;
+    } else if (a == "--engines") {
+      auto v = value("--engines");
+      if (!v) return std::nullopt;
+      auto list = setup::parse_engine_list(*v);
+      if (!list.ok()) {
+        status = usage_error("run", "--engines: " + list.error().message(), err);
+        return std::nullopt;
+      }
+      r.engines = std::move(*list);
+    } else if (a == "--placement") {
+      auto v = value("--placement");
+      if (!v) return std::nullopt;
+      auto pair = parse_name_value(*v, "--placement", "ENGINE[/STORAGE]");
+      if (auto* why = std::get_if<std::string>(&pair)) {
+        status = usage_error("run", *why, err);
+        return std::nullopt;
+      }
+      auto& [name, where] = std::get<0>(pair);
+      auto endpoint = parse_endpoint_arg(where, "");
+      if (auto* why = std::get_if<std::string>(&endpoint)) {
+        status = usage_error("run", "--placement " + name + "=" + where + ": " + *why, err);
+        return std::nullopt;
+      }
+      r.placements.emplace_back(name, std::get<EndpointArg>(endpoint));
     } else if (a == "--trace") {
       auto v = value("--trace");
       if (!v) return std::nullopt;
@@ -98,7 +139,44 @@ std::optional<RunArgs> parse_run_args(const std::vector<std::string>& args, std:
     status = usage_error("run", "expects a PROGRAM.json", err);
     return std::nullopt;
   }
+  if (r.engines.empty()) r.engines = {setup::EngineSpec{setup::EngineSpec::Kind::Cpu, "cpu"}};
   return r;
+}
+
+// Copies each --placement input to its endpoint (the engine's default
+// storage class when none is named). Errors name the input.
+Status place_inputs(Runtime& runtime, const SemanticProgram& p, const RunArgs& args, std::vector<HostTensor>& inputs) {
+  for (const auto& [name, where] : args.placements) {
+    size_t index = p.inputs().size();
+    for (size_t i = 0; i < p.inputs().size(); ++i)
+      if (p.value(p.inputs()[i]).name == name) index = i;
+    if (index == p.inputs().size())
+      return Error{ErrorCode::InputMismatch, "--placement names '" + name + "', which is not an input of the program"};
+    Endpoint to{where.engine, where.storage_class};
+    if (to.storage_class.empty()) {
+      auto config = runtime.config();
+      const EngineEntry* entry = config->find_engine(to.engine);
+      if (entry == nullptr)
+        return Error{ErrorCode::InputMismatch, "--placement " + name + ": engine '" + to.engine + "' is not among --engines"};
+      to.storage_class = entry->capabilities.default_storage_class;
+    }
+    auto placed = runtime.copy(inputs[index], to).get();
+    if (!placed.ok()) return placed.error().with_context("placing input '" + name + "' at " + to.to_string());
+    inputs[index] = std::move(*placed);
+  }
+  return ok_status();
+}
+
+// Outputs left in memory the host cannot address are read back along the
+// registered routes.
+Status outputs_to_host(Runtime& runtime, std::vector<HostTensor>& outputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].is_host()) continue;
+    auto copied = runtime.copy(outputs[i], Endpoint::unowned_host()).get();
+    if (!copied.ok()) return copied.error().with_context("reading output " + std::to_string(i) + " back");
+    outputs[i] = std::move(*copied);
+  }
+  return ok_status();
 }
 
 void print_outputs_json(const SemanticProgram& p, const std::vector<HostTensor>& outputs, std::ostream& out) {
@@ -149,33 +227,46 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   RuntimeOptions options;
   if (!parsed->trace.empty()) options.trace = std::make_shared<TraceRecorder>();
   Runtime runtime{options};
-  cpu::CpuEngineOptions engine_options;
-  engine_options.threads = parsed->threads;
   if (Status started = runtime.status(); !started.ok()) return fail(started.error());
-  auto engine = cpu::CpuEngine::create(engine_options);
-  if (!engine.ok()) return fail(engine.error());
-  if (auto s = runtime.register_engine(std::move(*engine)); !s.ok()) return fail(s.error());
+  setup::EngineSetupOptions engine_options;
+  engine_options.cpu_threads = parsed->threads;
+  if (!parsed->platform.empty()) {
+    auto platform = sim::load_platform(parsed->platform);
+    if (!platform.ok()) return fail(platform.error());
+    engine_options.platform = std::move(*platform);
+  }
+  auto engines = setup::register_engines(runtime, parsed->engines, engine_options);
+  if (!engines.ok()) return fail(engines.error());
+  if (Status placed = place_inputs(runtime, *program, *parsed, *inputs); !placed.ok()) return fail(placed.error());
   Result<std::vector<HostTensor>> outputs = std::vector<HostTensor>{};
   uint64_t productions = 0;
+  RunStats run_stats;
   for (uint64_t i = 0; i < parsed->repeat; ++i) {
     const auto start = std::chrono::steady_clock::now();
     outputs = runtime.run(shared_program, *inputs).get();
     if (!outputs.ok()) return fail(outputs.error());
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    run_stats.wall_ns += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
     if (parsed->repeat > 1 || parsed->stats) {
-      const auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
+      const auto us = std::chrono::duration_cast<std::chrono::microseconds>(elapsed);
       const uint64_t now = runtime.cache_stats().productions;
       err << "run " << (i + 1) << "/" << parsed->repeat << ": " << us.count() << " us, prepare "
           << (now > productions ? "produced" : "cache hit") << "\n";
       productions = now;
     }
   }
+  if (Status back = outputs_to_host(runtime, *outputs); !back.ok()) return fail(back.error());
+  run_stats.cache = runtime.cache_stats();
   if (parsed->stats) {
-    const CacheStats s = runtime.cache_stats();
+    const CacheStats& s = run_stats.cache;
     err << "cache: hits " << s.hits << ", misses " << s.misses << ", in-flight joins " << s.in_flight_joins
         << ", productions " << s.productions << ", redirects " << s.redirects << ", deterministic failures "
         << s.deterministic_failures << " (served " << s.deterministic_failures_served << "), evictions "
         << s.evictions << ", entries " << s.entries << ", bytes " << s.bytes << "\n";
+    print_engine_stats(*engines, run_stats, err);
   }
+  if (!parsed->stats_json.empty())
+    if (Status w = write_file(parsed->stats_json, engine_stats_json(*engines, run_stats)); !w.ok()) return fail(w.error());
   if (options.trace)
     if (auto s = options.trace->write(parsed->trace); !s.ok()) return fail(s.error());
   if (!parsed->out_dir.empty())

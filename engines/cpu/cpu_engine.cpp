@@ -102,13 +102,17 @@ void CpuEngine::launch(std::shared_ptr<const PreparedOp> op, std::vector<Tensor>
   WorkerPool* pool = pool_.get();
   HostBufferSource* results = memory(op->binding.endpoint.storage_class);
   if (results == nullptr) results = memories_.front().get();
-  pool_->post([op = std::move(op), inputs = std::move(inputs), symbols = std::move(symbols),
+  pool_->post([this, op = std::move(op), inputs = std::move(inputs), symbols = std::move(symbols),
                done = std::move(done), pool, results]() mutable {
-    done(guarded("running an op", [&] {
+    const uint64_t begin = steady_now_ns();
+    auto outcome = guarded("running an op", [&] {
       HostBufferScope scope(results);  // the kernels' results, not the completion's
       KernelCall call{op->kind, op->attrs, inputs, op->results, symbols, pool};
       return run_kernel(call);
-    }));
+    });
+    ops_run_.fetch_add(1, std::memory_order_relaxed);
+    busy_ns_.fetch_add(steady_now_ns() - begin, std::memory_order_relaxed);
+    done(std::move(outcome));
   });
 }
 
@@ -131,14 +135,16 @@ void CpuEngine::launch_batch(BatchWork work, LaunchCompletion done) {
   }
   const uint32_t queue = work.queue;
   std::vector<EventPtr> waits = std::move(work.waits);
-  auto run = [work = std::move(work), finish = std::move(finish), pool, counters, results,
-              engine = identity_.id](Status ready) mutable {
+  auto run = [this, work = std::move(work), finish = std::move(finish), pool, counters, results](Status ready) mutable {
     if (!ready.ok()) return finish(ready.error());
     if (!work.deferred.empty()) {
       if (Status resolved = resolve_deferred_inputs(work); !resolved.ok()) return finish(resolved.error());
-      if (Status host = check_host_inputs(work.inputs, engine); !host.ok()) return finish(host.error());
+      if (Status host = check_host_inputs(work.inputs, identity_.id); !host.ok()) return finish(host.error());
     }
+    const uint64_t begin = steady_now_ns();
     auto outcome = guarded("running a batch", [&] { return run_batch_in(results, work, *pool, counters); });
+    ops_run_.fetch_add(work.ops.size(), std::memory_order_relaxed);
+    busy_ns_.fetch_add(steady_now_ns() - begin, std::memory_order_relaxed);
     { BatchWork spent = std::move(work); }  // the inputs go before the caller hears
     finish(std::move(outcome));
   };

@@ -91,6 +91,10 @@ class CpuEngine final : public Engine {
   FusedCounters& fused_counters() { return fused_counters_; }
   /// Batches run on the launching thread (inline_work_limit).
   uint64_t inline_batches() const { return inline_batches_.load(std::memory_order_relaxed); }
+  /// Ops it ran (a fused region counts its members) and the wall-clock
+  /// nanoseconds its batches and launches took, summed over threads.
+  uint64_t ops_run() const { return ops_run_.load(std::memory_order_relaxed); }
+  uint64_t busy_ns() const { return busy_ns_.load(std::memory_order_relaxed); }
 
   static constexpr const char* kHostStorage = "host";
 
@@ -112,6 +116,8 @@ class CpuEngine final : public Engine {
   FusedCounters fused_counters_;
   uint64_t inline_work_limit_;
   std::atomic<uint64_t> inline_batches_{0};
+  std::atomic<uint64_t> ops_run_{0};
+  std::atomic<uint64_t> busy_ns_{0};
 };
 
 }  // namespace tenact::cpu

@@ -2,7 +2,10 @@
 """Runs `tenact run` on every example (once with --out, once with
 --print-json) and compares the outputs with the NumPy references in
 examples/NAME/expected/. Exact for integers and bool; floating outputs within
-a tolerance scaled by the magnitudes NumPy's own reference involves.
+a tolerance scaled by the magnitudes NumPy's own reference involves. Then
+runs each example on simulated GPUs (--engines sim:0,sim:1; cpu,sim:0; and
+the two-GPU example platform) and requires the very same printed outputs as
+on the CPU engine.
 
 Usage: check_examples_run.py TENACT EXAMPLES_DIR
 """
@@ -82,7 +85,15 @@ def main():
             msg = close(decode_json_tensor(printed[name]), exp, f"{ex}/{name} (--print-json)")
             if msg:
                 failures.append(msg)
-        print(f"{ex}: {len(expected)} outputs checked")
+        for engines in (["--engines", "sim:0,sim:1"], ["--engines", "cpu,sim:0"],
+                        ["--engines", "sim:1,sim:0", "--platform",
+                         os.path.join(examples, "platforms", "two_gpus.json")]):
+            s = subprocess.run(args + ["--print-json"] + engines, capture_output=True, text=True)
+            if s.returncode != 0:
+                failures.append(f"{ex}: {' '.join(engines)} exit {s.returncode}: {s.stderr.strip()}")
+            elif s.stdout != r.stdout:
+                failures.append(f"{ex}: {' '.join(engines)} printed other outputs than --engines cpu")
+        print(f"{ex}: {len(expected)} outputs checked, the same on simulated GPUs")
     for f in failures:
         print("FAIL", f)
     if not names:

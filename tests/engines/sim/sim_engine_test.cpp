@@ -9,6 +9,8 @@
 #include <future>
 #include <thread>
 
+#include "tests/util/host_load.hpp"
+
 #include "engines/event.hpp"
 #include "engines/sim/sim_engine.hpp"
 #include "engines/sim/sim_links.hpp"
@@ -237,15 +239,9 @@ TEST_CASE("virtual times are a function of the work, the platform and the seed, 
     return dev.stats().stream_clock_ns;
   };
   const auto reference = clocks_of(7);
-  std::atomic<bool> stop{false};
-  std::vector<std::thread> load;
-  for (int t = 0; t < 2; ++t)
-    load.emplace_back([&] {
-      volatile uint64_t spin = 0;
-      while (!stop.load(std::memory_order_relaxed)) spin = spin + 1;
-    });
-  for (int run_index = 0; run_index < 20; ++run_index) CHECK(clocks_of(7) == reference);
-  stop = true;
-  for (auto& t : load) t.join();
+  {
+    testing::HostLoad load{2};
+    for (int run_index = 0; run_index < 20; ++run_index) CHECK(clocks_of(7) == reference);
+  }
   CHECK(clocks_of(8) != reference);  // another seed draws other jitter
 }

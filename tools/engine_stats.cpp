@@ -1,0 +1,90 @@
+#include "tools/engine_stats.hpp"
+
+#include <sstream>
+
+#include "core/json_text.hpp"
+
+namespace tenact::cli {
+
+namespace {
+
+struct EngineFigures {
+  std::string id;
+  uint64_t ops = 0, bytes_in = 0, bytes_out = 0, peak_bytes = 0, busy_ns = 0;
+  bool virtual_time = false;
+};
+
+std::vector<EngineFigures> figures_of(const setup::RegisteredEngines& engines) {
+  std::vector<EngineFigures> out;
+  for (const auto& engine : engines.engines) {
+    EngineFigures f;
+    f.id = engine->identity().id;
+    if (auto it = engines.sims.find(f.id); it != engines.sims.end()) {
+      const sim::SimEngineStats s = it->second->stats();
+      f.ops = s.ops;
+      f.bytes_in = s.bytes_in;
+      f.bytes_out = s.bytes_out;
+      f.peak_bytes = s.peak_bytes;
+      f.busy_ns = s.busy_ns;
+      f.virtual_time = true;
+    } else if (auto cpu = engines.cpus.find(f.id); cpu != engines.cpus.end()) {
+      f.ops = cpu->second->ops_run();
+      f.busy_ns = cpu->second->busy_ns();
+      if (auto m = cpu->second->memory_stats(cpu::CpuEngine::kHostStorage); m.ok()) f.peak_bytes = m->peak_allocated_bytes;
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+// Virtual when a simulated device ran anything.
+bool virtual_makespan(const setup::RegisteredEngines& engines) {
+  return engines.world && engines.world->now() > 0;
+}
+
+uint64_t makespan_ns(const setup::RegisteredEngines& engines, const RunStats& run) {
+  return virtual_makespan(engines) ? engines.world->now() : run.wall_ns;
+}
+
+}  // namespace
+
+void print_engine_stats(const setup::RegisteredEngines& engines, const RunStats& run, std::ostream& out) {
+  for (const EngineFigures& f : figures_of(engines))
+    out << "engine " << f.id << ": ops " << f.ops << ", bytes in " << f.bytes_in << ", bytes out " << f.bytes_out
+        << ", peak memory " << f.peak_bytes << " bytes, busy " << f.busy_ns << " ns"
+        << (f.virtual_time ? " (virtual)" : " (wall clock)") << "\n";
+  if (engines.world)
+    for (const sim::SimLinkStats& l : engines.world->link_stats())
+      out << "link " << l.from << " -> " << l.to << ": copies " << l.copies << ", bytes " << l.bytes << ", busy "
+          << l.busy_ns << " ns (virtual)\n";
+  out << "makespan: " << makespan_ns(engines, run) << " ns"
+      << (virtual_makespan(engines) ? " (virtual)" : " (wall clock)") << "\n";
+}
+
+std::string engine_stats_json(const setup::RegisteredEngines& engines, const RunStats& run) {
+  std::ostringstream j;
+  j << "{\"engines\": {";
+  bool first = true;
+  for (const EngineFigures& f : figures_of(engines)) {
+    j << (first ? "" : ", ") << json_quoted(f.id) << ": {\"ops\": " << f.ops << ", \"bytes_in\": " << f.bytes_in
+      << ", \"bytes_out\": " << f.bytes_out << ", \"peak_bytes\": " << f.peak_bytes << ", \"busy_ns\": " << f.busy_ns
+      << ", \"virtual\": " << (f.virtual_time ? "true" : "false") << "}";
+    first = false;
+  }
+  j << "}, \"transfers\": [";
+  first = true;
+  if (engines.world)
+    for (const sim::SimLinkStats& l : engines.world->link_stats()) {
+      j << (first ? "" : ", ") << "{\"from\": " << json_quoted(l.from) << ", \"to\": " << json_quoted(l.to)
+        << ", \"copies\": " << l.copies << ", \"bytes\": " << l.bytes << ", \"busy_ns\": " << l.busy_ns << "}";
+      first = false;
+    }
+  const CacheStats& c = run.cache;
+  j << "], \"makespan_ns\": " << makespan_ns(engines, run)
+    << ", \"virtual_time\": " << (virtual_makespan(engines) ? "true" : "false") << ", \"cache\": {\"hits\": " << c.hits
+    << ", \"misses\": " << c.misses << ", \"productions\": " << c.productions << ", \"entries\": " << c.entries
+    << ", \"bytes\": " << c.bytes << ", \"evictions\": " << c.evictions << "}}\n";
+  return j.str();
+}
+
+}  // namespace tenact::cli
