@@ -235,8 +235,10 @@ void trace_batch(Self* self, Runtime::Impl* rt, const BatchResult& result, const
       name = t.op == t.first_op ? "#" + std::to_string(last) + " " + std::string{to_string(staging.instructions[last].kind)}
                                 : "region #" + std::to_string(firsti) + "..#" + std::to_string(last);
     }
-    trace.span(trace.track("engine " + engine + " / thread " + std::to_string(t.thread)), name, "op", t.begin_ns,
-               t.end_ns, args);
+    const std::string track = t.virtual_time
+                                  ? "engine " + engine + " / stream " + std::to_string(t.thread) + " (virtual time)"
+                                  : "engine " + engine + " / thread " + std::to_string(t.thread);
+    trace.span(trace.track(track), name, "op", t.begin_ns, t.end_ns, args);
   }
   if (it != st.batch_instructions.end()) st.batch_instructions.erase(it);
 }

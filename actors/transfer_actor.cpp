@@ -52,7 +52,7 @@ Result<std::vector<Tensor>> copy_value(Runtime::Impl* rt, BatchJob& job) {
                                        TransferRequest{job.work.inputs[0], job.source, job.destination, *slot->engine});
   });
   if (job.work.timings)
-    job.work.timings->ops.push_back(OpTiming{0, 0, begin, steady_now_ns(), trace_thread_index()});
+    job.work.timings->ops.push_back(OpTiming{0, 0, begin, steady_now_ns(), trace_thread_index(), false});
   if (!moved.ok()) return moved.error();
   return std::vector<Tensor>{std::move(*moved)};
 }

@@ -123,7 +123,7 @@ class BatchChain : public std::enable_shared_from_this<BatchChain> {
         if (self->work_.timings)
           self->work_.timings->ops.push_back(OpTiming{static_cast<uint32_t>(self->next_),
                                                       static_cast<uint32_t>(self->next_), self->begin_ns_,
-                                                      steady_now_ns(), trace_thread_index()});
+                                                      steady_now_ns(), trace_thread_index(), false});
         self->store(std::move(r));
         if (self->state_.exchange(kCompleted) == kLaunching) return;  // the loop goes on
         if (self->advance()) self->run();

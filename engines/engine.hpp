@@ -189,6 +189,9 @@ struct OpTiming {
   uint64_t begin_ns = 0;
   uint64_t end_ns = 0;
   uint32_t thread = 0;
+  /// Set by a simulated device: begin and end are virtual nanoseconds and
+  /// `thread` is the stream.
+  bool virtual_time = false;
 };
 struct BatchTimings {
   std::vector<OpTiming> ops;

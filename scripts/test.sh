@@ -4,7 +4,7 @@
 #   1. release build: all targets, every test (CTest)
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer (leak checks on): the tests
 #   3. ThreadSanitizer: the tests about threads (worker pool, fused regions
-#      over the pool, engine launches, the prepare-cache store with use
+#      over the pool, engine launches and streams, CPU and simulated, the prepare-cache store with use
 #      stamps marked from other threads, pipeline runs, the facade's memo and
 #      pending requests) and the CAF-level runtime tests (actor_tests), against a
 #      libcaf_core built with -fsanitize=thread from Debian's source
@@ -34,12 +34,13 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
   ctest --test-dir "$root/build-asan" --output-on-failure -j "$jobs"
 
 section "ThreadSanitizer build"
-bash "$root/scripts/build.sh" tsan util_tests cpu_fused_tests cpu_engine_tests actor_core_tests actor_tests
+bash "$root/scripts/build.sh" tsan util_tests cpu_fused_tests cpu_engine_tests sim_engine_tests actor_core_tests actor_tests
 section "tests (tsan)"
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 "$root/build-tsan/tests/util/util_tests"
 "$root/build-tsan/tests/engines/cpu/cpu_fused_tests"
 "$root/build-tsan/tests/engines/cpu/cpu_engine_tests"
+"$root/build-tsan/tests/engines/sim/sim_engine_tests"
 "$root/build-tsan/tests/actors/actor_core_tests"
 "$root/build-tsan/tests/actors/actor_tests"
 unset TSAN_OPTIONS

@@ -53,8 +53,7 @@ Result<std::vector<EngineSpec>> parse_engine_list(std::string_view list) {
   return out;
 }
 
-Result<RegisteredEngines> register_engines(Runtime& runtime, std::span<const EngineSpec> engines,
-                                           const EngineSetupOptions& options) {
+Result<RegisteredEngines> make_engines(std::span<const EngineSpec> engines, const EngineSetupOptions& options) {
   if (engines.empty()) return Error{ErrorCode::InvalidAttribute, "no engines to register"};
   RegisteredEngines made;
   std::optional<uint32_t> highest_sim;
@@ -69,39 +68,46 @@ Result<RegisteredEngines> register_engines(Runtime& runtime, std::span<const Eng
     }
     TENACT_ASSIGN_OR_RETURN(made.world, sim::SimWorld::create(std::move(platform)));
   }
-  for (size_t i = 0; i < engines.size(); ++i) {
-    const EngineSpec& e = engines[i];
-    std::shared_ptr<Engine> engine;
+  for (const EngineSpec& e : engines) {
     if (e.kind == EngineSpec::Kind::Cpu) {
       cpu::CpuEngineOptions o;
       o.id = e.id;
       o.threads = options.cpu_threads;
       TENACT_ASSIGN_OR_RETURN(auto created, cpu::CpuEngine::create(std::move(o)));
       made.cpus[e.id] = created;
-      engine = std::move(created);
+      made.engines.push_back(std::move(created));
     } else {
       if (made.world->device_index(e.id) < 0)
         return Error{ErrorCode::InvalidAttribute,
                      "platform '" + made.world->platform().name + "' has no device '" + e.id + "'"};
       TENACT_ASSIGN_OR_RETURN(auto created, sim::SimEngine::create({made.world, e.id}));
       made.sims[e.id] = created;
-      engine = std::move(created);
+      made.engines.push_back(std::move(created));
     }
-    TENACT_TRY(runtime.register_engine(engine, static_cast<uint32_t>(i)));
-    made.engines.push_back(std::move(engine));
   }
   std::vector<Endpoint> hosts;
   for (const auto& [id, engine] : made.cpus) hosts.push_back(Endpoint{id, cpu::CpuEngine::kHostStorage});
   for (const Endpoint& from : hosts)
     for (const Endpoint& to : hosts)
-      if (from != to) TENACT_TRY(runtime.add_route(TransferRoute{from, to, "host_copy"}));
+      if (from != to) made.routes.push_back(TransferRoute{from, to, "host_copy"});
   if (!made.world) return made;
-  TENACT_TRY(runtime.add_transfer_provider(sim::kSimLinkProvider, sim::sim_link_provider(made.world)));
   hosts.push_back(Endpoint::unowned_host());
-  for (const TransferRoute& route : sim::sim_routes(*made.world, hosts)) {
-    const auto listed = [&](const Endpoint& at) { return at.engine.empty() || made.cpus.count(at.engine) || made.sims.count(at.engine); };
-    if (listed(route.source) && listed(route.destination)) TENACT_TRY(runtime.add_route(route));
-  }
+  const auto listed = [&](const Endpoint& at) {
+    return at.engine.empty() || made.cpus.count(at.engine) != 0 || made.sims.count(at.engine) != 0;
+  };
+  for (TransferRoute& route : sim::sim_routes(*made.world, hosts))
+    if (listed(route.source) && listed(route.destination)) made.routes.push_back(std::move(route));
+  return made;
+}
+
+Result<RegisteredEngines> register_engines(Runtime& runtime, std::span<const EngineSpec> engines,
+                                           const EngineSetupOptions& options) {
+  TENACT_ASSIGN_OR_RETURN(RegisteredEngines made, make_engines(engines, options));
+  for (size_t i = 0; i < made.engines.size(); ++i)
+    TENACT_TRY(runtime.register_engine(made.engines[i], static_cast<uint32_t>(i)));
+  if (made.world)
+    TENACT_TRY(runtime.add_transfer_provider(sim::kSimLinkProvider, sim::sim_link_provider(made.world)));
+  for (const TransferRoute& route : made.routes) TENACT_TRY(runtime.add_route(route));
   return made;
 }
 

@@ -54,7 +54,15 @@ struct RegisteredEngines {
   std::map<std::string, std::shared_ptr<sim::SimEngine>, std::less<>> sims;
   /// The platform's shared state (null without sim engines).
   std::shared_ptr<sim::SimWorld> world;
+  /// The routes that join them (host_copy between CPU engines, sim_link for
+  /// the simulated devices' links).
+  std::vector<TransferRoute> routes;
 };
+
+/// The listed engines and the routes between them (what register_engines
+/// registers), for callers that build a configuration themselves (`tenact
+/// inspect`). Errors: as register_engines', but the runtime's.
+Result<RegisteredEngines> make_engines(std::span<const EngineSpec> engines, const EngineSetupOptions& options = {});
 
 /// Registers the listed engines with `runtime` (preference 0, 1, ... in
 /// list order), then the routes between them: host_copy between every two

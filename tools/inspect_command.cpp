@@ -1,13 +1,14 @@
-// tenact inspect PROGRAM.json [--input NAME=FILE ...] [--engines LIST]
+// tenact inspect PROGRAM.json [--input NAME=FILE ...] [--engines LIST] [--platform FILE]
 //                [--placement NAME=ENGINE[/STORAGE] ...] [--json]
 //
-// Prepares the program (planning/prepared_program.hpp) against CPU engines
-// registered under the ids in --engines (default "cpu"), in that
-// preference order, with host_copy routes between every two of them, and
-// prints the plan (planning/plan_report.hpp). Nothing runs. The engines
-// are registered with context identity 0, so a plan's key digest is the
-// same in every run of the command (a runtime's engines carry their
-// process's identity instead).
+// Prepares the program (planning/prepared_program.hpp) against the engines
+// of --engines (default "cpu"; cpu, cpu:N and sim:N as setup/engine_setup.hpp
+// makes them, sim devices from --platform FILE or the default platform), in
+// that preference order, with the routes that join them, and prints the
+// plan (planning/plan_report.hpp). Nothing runs. The engines are registered
+// with context identity 0, so a plan's key digest is the same in every run
+// of the command (a runtime's engines carry their process's identity
+// instead).
 #include <map>
 #include <optional>
 #include <set>
@@ -15,7 +16,9 @@
 #include "core/program_json.hpp"
 #include "core/tensor_io.hpp"
 #include "engines/cpu/cpu_engine.hpp"
+#include "engines/sim/sim_links.hpp"
 #include "planning/plan_report.hpp"
+#include "setup/engine_setup.hpp"
 #include "planning/prepared_program.hpp"
 #include "tools/cli.hpp"
 #include "tools/cli_args.hpp"
@@ -28,23 +31,11 @@ namespace {
 struct InspectArgs {
   std::string program;
   std::vector<std::pair<std::string, std::string>> inputs;      // name, file
-  std::vector<std::string> engines;                             // preference order
+  std::vector<setup::EngineSpec> engines;                       // preference order
+  std::string platform;
   std::vector<std::pair<std::string, std::string>> placements;  // name, engine[/storage]
   bool json = false;
 };
-
-std::vector<std::string> split_list(const std::string& v) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= v.size()) {
-    const size_t comma = v.find(',', start);
-    const size_t end = comma == std::string::npos ? v.size() : comma;
-    out.push_back(v.substr(start, end - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
 
 std::optional<InspectArgs> parse_inspect_args(const std::vector<std::string>& args, std::ostream& err,
                                               int& status) {
@@ -70,7 +61,7 @@ std::optional<InspectArgs> parse_inspect_args(const std::vector<std::string>& ar
       }
       auto& [name, where] = std::get<0>(pair);
       if (placement)
-        if (auto endpoint = parse_endpoint_arg(where, "host"); std::holds_alternative<std::string>(endpoint)) {
+        if (auto endpoint = parse_endpoint_arg(where, ""); std::holds_alternative<std::string>(endpoint)) {
           status = usage_error("inspect", "--placement " + name + "=" + where + ": " + std::get<std::string>(endpoint), err);
           return std::nullopt;
         }
@@ -78,13 +69,16 @@ std::optional<InspectArgs> parse_inspect_args(const std::vector<std::string>& ar
     } else if (a == "--engines") {
       auto v = value("--engines");
       if (!v) return std::nullopt;
-      r.engines = split_list(*v);
-      std::set<std::string> seen;
-      for (const std::string& id : r.engines)
-        if (id.empty() || !seen.insert(id).second) {
-          status = usage_error("inspect", "--engines expects distinct, non-empty ids separated by commas, got '" + *v + "'", err);
-          return std::nullopt;
-        }
+      auto list = setup::parse_engine_list(*v);
+      if (!list.ok()) {
+        status = usage_error("inspect", "--engines: " + list.error().message(), err);
+        return std::nullopt;
+      }
+      r.engines = std::move(*list);
+    } else if (a == "--platform") {
+      auto v = value("--platform");
+      if (!v) return std::nullopt;
+      r.platform = *v;
     } else if (a == "--json") {
       r.json = true;
     } else if (!a.empty() && a[0] == '-') {
@@ -101,22 +95,26 @@ std::optional<InspectArgs> parse_inspect_args(const std::vector<std::string>& ar
     status = usage_error("inspect", "expects a PROGRAM.json", err);
     return std::nullopt;
   }
-  if (r.engines.empty()) r.engines = {"cpu"};
+  if (r.engines.empty()) r.engines = {setup::EngineSpec{setup::EngineSpec::Kind::Cpu, "cpu"}};
   return r;
 }
 
 // A descriptor per input: from its file, or from its declared shape when
 // every dimension is a constant (a fresh row-major, 64-byte-aligned buffer).
-Result<std::vector<InputDescriptor>> describe_program_inputs(const SemanticProgram& p, const InspectArgs& args) {
+Result<std::vector<InputDescriptor>> describe_program_inputs(const SemanticProgram& p, const InspectArgs& args,
+                                                             const setup::RegisteredEngines& engines) {
   TENACT_ASSIGN_OR_RETURN(const auto files, pairs_by_input(p, args.inputs, "given twice"));
   TENACT_ASSIGN_OR_RETURN(const auto placed_at, pairs_by_input(p, args.placements, "placed twice"));
   std::map<std::string, Endpoint> placements;
   for (const auto& [name, where] : placed_at) {
-    const auto arg = std::get<EndpointArg>(parse_endpoint_arg(where, "host"));  // checked when parsed
+    const auto arg = std::get<EndpointArg>(parse_endpoint_arg(where, ""));  // checked when parsed
     Endpoint e{arg.engine, arg.storage_class};
-    if (std::find(args.engines.begin(), args.engines.end(), e.engine) == args.engines.end())
+    const auto engine = std::find_if(engines.engines.begin(), engines.engines.end(),
+                                     [&](const auto& x) { return x->identity().id == e.engine; });
+    if (engine == engines.engines.end())
       return Error{ErrorCode::InputMismatch, "--placement " + name + "=" + where + ": engine '" + e.engine +
                                                  "' is not among --engines"};
+    if (e.storage_class.empty()) e.storage_class = (*engine)->capabilities().default_storage_class;
     placements.emplace(name, e);
   }
   std::vector<InputDescriptor> out;
@@ -158,18 +156,22 @@ int run_inspect(const std::vector<std::string>& args, std::ostream& out, std::os
   auto loaded = load_program_file(parsed->program);
   if (!loaded.ok()) return fail(loaded.error());
   auto program = std::make_shared<const SemanticProgram>(std::move(*loaded));
-  auto inputs = describe_program_inputs(*program, *parsed);
+  setup::EngineSetupOptions engine_options;
+  engine_options.cpu_threads = 1;
+  if (!parsed->platform.empty()) {
+    auto platform = sim::load_platform(parsed->platform);
+    if (!platform.ok()) return fail(platform.error());
+    engine_options.platform = std::move(*platform);
+  }
+  auto made = setup::make_engines(parsed->engines, engine_options);
+  if (!made.ok()) return fail(made.error());
+  auto inputs = describe_program_inputs(*program, *parsed, *made);
   if (!inputs.ok()) return fail(inputs.error());
 
   RuntimeConfigPtr config = RuntimeConfig::initial(1);
   std::map<std::string, std::shared_ptr<Engine>, std::less<>> engines;
-  for (size_t i = 0; i < parsed->engines.size(); ++i) {
-    cpu::CpuEngineOptions options;
-    options.id = parsed->engines[i];
-    options.threads = 1;
-    auto created = cpu::CpuEngine::create(options);
-    if (!created.ok()) return fail(created.error());
-    std::shared_ptr<cpu::CpuEngine> engine = std::move(*created);
+  for (size_t i = 0; i < made->engines.size(); ++i) {
+    const std::shared_ptr<Engine>& engine = made->engines[i];
     // Context identity 0 instead of the process id: these engines live only
     // for this command, and equal plans then print equal digests in every run.
     EngineIdentity identity = engine->identity();
@@ -178,15 +180,18 @@ int run_inspect(const std::vector<std::string>& args, std::ostream& out, std::os
                                                        static_cast<uint32_t>(i), {}});
     if (!next.ok()) return fail(next.error());
     config = *next;
-    engines[options.id] = engine;
+    engines[identity.id] = engine;
   }
-  for (const std::string& from : parsed->engines)
-    for (const std::string& to : parsed->engines)
-      if (from != to) {
-        auto next = config->with_route(TransferRoute{{from, "host"}, {to, "host"}, "host_copy"});
-        if (!next.ok()) return fail(next.error());
-        config = *next;
-      }
+  if (made->world) {
+    auto next = config->with_transfer_provider(sim::kSimLinkProvider);
+    if (!next.ok()) return fail(next.error());
+    config = *next;
+  }
+  for (const TransferRoute& route : made->routes) {
+    auto next = config->with_route(route);
+    if (!next.ok()) return fail(next.error());
+    config = *next;
+  }
   EngineLookup lookup = [&engines](std::string_view id) -> std::shared_ptr<Engine> {
     auto it = engines.find(id);
     return it == engines.end() ? nullptr : it->second;

@@ -47,7 +47,7 @@ class BatchRunner {
       }
       if (work_.timings)
         work_.timings->ops.push_back(OpTiming{static_cast<uint32_t>(i - 1), static_cast<uint32_t>(first), begin,
-                                              steady_now_ns(), trace_thread_index()});
+                                              steady_now_ns(), trace_thread_index(), false});
       release_through(i);
     }
     std::vector<HostTensor> out;

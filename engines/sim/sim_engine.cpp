@@ -146,11 +146,16 @@ Result<std::vector<Tensor>> SimEngine::run_on_stream(BatchWork& work, uint32_t s
   uint64_t now = start;
   uint64_t kernels = 0, ops = 0;
   const SimDeviceSpec& spec = device();
+  // A device reports when its kernels ran in virtual time, on its streams,
+  // not the host threads' wall-clock times.
+  std::shared_ptr<BatchTimings> timings = std::move(work.timings);
   const cpu::KernelObserver observer = [&](const cpu::KernelRun& run) {
     const KernelWork w = kernel_work(work.ops, run.first_op, run.last_op, run.inputs, run.outputs);
+    const uint64_t begin = now;
     now += kernel_ns(spec, w, world_->jitter(index_, stream, sequences_[stream]++));
     kernels += 1;
     ops += run.last_op - run.first_op + 1;
+    if (timings) timings->ops.push_back(OpTiming{run.last_op, run.first_op, begin, now, stream, true});
   };
   Result<std::vector<Tensor>> outputs = [&] {
     HostBufferScope scope(memory_.get());
