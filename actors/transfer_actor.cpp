@@ -63,6 +63,7 @@ void run_transfer(Runtime::Impl* rt, BatchJobPtr job) {
   std::vector<EventPtr> waits = std::move(job->work.waits);
   when_all_signaled(waits, [rt, job = std::move(job), reply](Status ready) mutable {
     if (!ready.ok()) {
+      job->work = BatchWork{};
       (*reply)(ready.error());
       return rt->work_finished();
     }
@@ -73,7 +74,10 @@ void run_transfer(Runtime::Impl* rt, BatchJobPtr job) {
     run_on([rt, job = std::move(job), reply]() mutable {
       RuntimeThreadScope runtime_thread;
       auto copied = copy_value(rt, *job);
-      job.reset();  // the source value goes before the pipeline hears
+      // The source value goes before the caller hears: emptied, not just
+      // let go, since the message that carried the job may still hold it.
+      job->work = BatchWork{};
+      job.reset();
       (*reply)(std::move(copied));
       rt->work_finished();
     });
