@@ -7,13 +7,20 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 variant=${1:-release}
 shift || true
 
+# Sanitizer and fuzz builds carry line tables only (-g1): a report's stack
+# still names function, file and line, and the compiler does a third to half
+# less work than with full debug information. The AddressSanitizer variant
+# compiles at -O0 (-O1 and the checks together cost about three times as much
+# to compile), except the CPU kernels, which stay at -O1 because the tests run
+# them over large operands (engines/cpu/CMakeLists.txt).
+sanitizer_debug=(-DCMAKE_CXX_FLAGS_DEBUG=-g1)
 case "$variant" in
   release) dir=build;      flags=(-DCMAKE_BUILD_TYPE=Release) ;;
-  asan)    dir=build-asan; flags=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS=-O1 -DTENACT_ASAN=ON -DTENACT_BUILD_BENCH=OFF -DTENACT_BUILD_TOOLS=OFF) ;;
-  tsan)    dir=build-tsan; flags=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS=-O1 -DTENACT_TSAN=ON -DTENACT_BUILD_BENCH=OFF -DTENACT_BUILD_TOOLS=OFF
+  asan)    dir=build-asan; flags=(-DCMAKE_BUILD_TYPE=Debug "${sanitizer_debug[@]}" -DCMAKE_CXX_FLAGS=-O0 -DTENACT_ASAN=ON -DTENACT_BUILD_BENCH=OFF -DTENACT_BUILD_TOOLS=OFF) ;;
+  tsan)    dir=build-tsan; flags=(-DCMAKE_BUILD_TYPE=Debug "${sanitizer_debug[@]}" -DCMAKE_CXX_FLAGS=-O1 -DTENACT_TSAN=ON -DTENACT_BUILD_BENCH=OFF -DTENACT_BUILD_TOOLS=OFF
                                    -DTENACT_CAF_ROOT="$root/build-caf-tsan/install")
            bash "$root/scripts/build-caf-tsan.sh" ;;
-  fuzz)    dir=build-fuzz; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DTENACT_BUILD_FUZZ=ON -DTENACT_BUILD_TESTS=OFF -DTENACT_BUILD_BENCH=OFF -DTENACT_BUILD_TOOLS=OFF -DTENACT_BUILD_CUDA=OFF) ;;
+  fuzz)    dir=build-fuzz; flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only -DNDEBUG" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DTENACT_BUILD_FUZZ=ON -DTENACT_BUILD_TESTS=OFF -DTENACT_BUILD_BENCH=OFF -DTENACT_BUILD_TOOLS=OFF -DTENACT_BUILD_CUDA=OFF) ;;
   *) echo "build.sh: unknown variant '$variant' (release, asan, tsan, fuzz)" >&2; exit 2 ;;
 esac
 
