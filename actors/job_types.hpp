@@ -101,6 +101,9 @@ struct BatchResult {
   Result<std::vector<Tensor>> result{std::vector<Tensor>{}};
   /// Set when tracing: when each op of the batch ran.
   std::shared_ptr<BatchTimings> timings;
+  /// Set when the caller wants ExecutionStats: when it ran in virtual time
+  /// (set by simulated devices and links only).
+  std::shared_ptr<VirtualSpan> virtual_span;
 };
 using BatchResultPtr = std::shared_ptr<BatchResult>;
 

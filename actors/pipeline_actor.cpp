@@ -177,9 +177,10 @@ void dispatch(Self* self, Runtime::Impl* rt) {
     auto job = std::make_shared<BatchJob>();
     job->batch_id = id;
     std::shared_ptr<BatchTimings> timings = rt->options.trace ? std::make_shared<BatchTimings>() : nullptr;
-    job->reply = [me, id, timings](Result<std::vector<Tensor>> r) {
+    std::shared_ptr<VirtualSpan> span = st.init->stats ? std::make_shared<VirtualSpan>() : nullptr;
+    job->reply = [me, id, timings, span](Result<std::vector<Tensor>> r) {
       caf::anon_send(me, msg::batch_done_atom::value,
-                     std::make_shared<BatchResult>(BatchResult{id, std::move(r), timings}));
+                     std::make_shared<BatchResult>(BatchResult{id, std::move(r), timings, span}));
     };
     const PipelineUnit& first = run.unit(batch.units.front());
     if (st.init->stats) ++st.init->stats->batches;
@@ -194,6 +195,7 @@ void dispatch(Self* self, Runtime::Impl* rt) {
       job->source = run.plan().endpoint(first.source);
       job->destination = run.plan().endpoint(first.location);
       job->work.timings = timings;
+      job->work.virtual_span = span;
       if (st.init->stats) ++st.init->stats->transfers;
       st.batches.emplace(id, std::move(batch.units));
       self->send(rt->transfer, msg::launch_atom::value, std::move(job));
@@ -201,6 +203,7 @@ void dispatch(Self* self, Runtime::Impl* rt) {
       if (!behind_events) job->work = build_held_work(run, batch.units, timings ? &instructions : nullptr);
       job->work.symbols = st.init->symbols;
       job->work.timings = timings;
+      job->work.virtual_span = span;
       if (timings) st.batch_instructions.emplace(id, std::move(instructions));
       const engine_actor_type& target = st.init->location_actors[batch.location];
       st.batches.emplace(id, std::move(batch.units));
@@ -220,9 +223,11 @@ void trace_batch(Self* self, Runtime::Impl* rt, const BatchResult& result, const
   if (first.kind == PipelineUnitKind::Transfer) {
     const std::string link = run.plan().endpoint(first.source).to_string() + " -> " +
                              run.plan().endpoint(first.location).to_string();
+    // A simulated link's copies are drawn in virtual time, on a track of their own.
     for (const OpTiming& t : result.timings->ops)
-      trace.span(trace.track("transfer " + link), "transfer '" + run.plan().staging().slots[first.slot].name + "'",
-                 "transfer", t.begin_ns, t.end_ns, args);
+      trace.span(trace.track("transfer " + link + (t.virtual_time ? " (virtual time)" : "")),
+                 "transfer '" + run.plan().staging().slots[first.slot].name + "'", "transfer", t.begin_ns, t.end_ns,
+                 args);
     return;
   }
   const std::string engine = run.plan().endpoint(first.location).engine;
@@ -262,6 +267,7 @@ void on_batch_done(Self* self, Runtime::Impl* rt, const BatchResultPtr& result) 
     if (waited_on_failure) return;
   }
   if (rt->options.trace && result->timings) trace_batch(self, rt, *result, units);
+  if (st.init->stats && result->virtual_span) st.init->stats->cover(*result->virtual_span);
   PipelineRun& run = *st.init->run;
   record_batch(run, units, std::move(result->result));
   if (!run.failed() && st.init->stats) st.init->stats->units += units.size();
@@ -338,6 +344,8 @@ void run_single_batch(Runtime::Impl* rt, PipelineRun run, const SymbolBindings& 
     return fire(Error{ErrorCode::EngineDown, "the engine actor of engine '" + where.engine + "' is down"});
   BatchWork work = build_held_work(run, batches[0].units, nullptr);
   work.symbols = symbols;
+  std::shared_ptr<VirtualSpan> span = stats ? std::make_shared<VirtualSpan>() : nullptr;
+  work.virtual_span = span;
   work.caller_may_run = rt->options.caller_runs_small_batches && !on_runtime_thread();
   if (stats) {
     stats->batches += 1;
@@ -346,15 +354,20 @@ void run_single_batch(Runtime::Impl* rt, PipelineRun run, const SymbolBindings& 
   auto state = std::make_shared<PipelineRun>(std::move(run));
   auto units = std::make_shared<std::vector<uint32_t>>(std::move(batches[0].units));
   rt->work_started();
-  slot->engine->launch_batch(std::move(work), [rt, state, units, fire, watch = slot->watch, token](
-                                                  Result<std::vector<Tensor>> r) {
+  slot->engine->launch_batch(std::move(work), [rt, state, units, once, answer, watch = slot->watch, token, stats,
+                                                span](Result<std::vector<Tensor>> r) {
     // On an engine thread, or on the caller's when the engine ran the batch
     // inline; either way a request the callback issues must not run inline
     // (which also bounds the stack when callbacks chain requests).
     RuntimeThreadScope runtime_thread;
     watch->remove(token);
     record_batch(*state, *units, std::move(r));
-    fire(state->take_outputs());
+    // Stats are written only by whoever answers (the caller may free them
+    // once answered, e.g. by the watch when the engine actor died).
+    if (!once->exchange(true)) {
+      if (stats && span) stats->cover(*span);
+      (*answer)(state->take_outputs());
+    }
     rt->work_finished();
   });
 }

@@ -409,14 +409,14 @@ std::future<Result<Tensor>> Runtime::copy(Tensor value, Endpoint destination) {
 
 std::future<Result<std::vector<Tensor>>> Runtime::run(std::shared_ptr<const SemanticProgram> program,
                                                           std::vector<Tensor> inputs,
-                                                          PrepareOptions options) {
+                                                          PrepareOptions options, ExecutionStats* stats) {
   auto [callback, future] = future_callback<std::vector<Tensor>>();
-  run(std::move(program), std::move(inputs), std::move(options), std::move(callback));
+  run(std::move(program), std::move(inputs), std::move(options), std::move(callback), stats);
   return std::move(future);
 }
 
 void Runtime::run(std::shared_ptr<const SemanticProgram> program, std::vector<Tensor> inputs,
-                  PrepareOptions options, ExecuteCallback callback) {
+                  PrepareOptions options, ExecuteCallback callback, ExecutionStats* stats) {
   // An input in an engine's memory is placed where it lives; unowned host
   // memory may enter wherever the plan takes inputs.
   std::vector<InputDescriptor> descriptors;
@@ -427,9 +427,9 @@ void Runtime::run(std::shared_ptr<const SemanticProgram> program, std::vector<Te
   }
   auto shared_inputs = std::make_shared<std::vector<Tensor>>(std::move(inputs));
   prepare(std::move(program), std::move(descriptors), std::move(options),
-          [this, shared_inputs, callback = std::move(callback)](Result<PreparedProgramPtr> prepared) mutable {
+          [this, shared_inputs, stats, callback = std::move(callback)](Result<PreparedProgramPtr> prepared) mutable {
             if (!prepared.ok()) return callback(prepared.error());
-            execute(std::move(*prepared), std::move(*shared_inputs), std::move(callback));
+            execute(std::move(*prepared), std::move(*shared_inputs), std::move(callback), stats);
           });
 }
 

@@ -113,6 +113,21 @@ struct ExecutionStats {
   uint64_t units = 0;      // instructions, regions and transfers run
   uint64_t batches = 0;    // messages sent to engines and the transfer path
   uint64_t transfers = 0;
+  /// Whether any of the run's work ran on a simulated device or link;
+  /// then when its first kernel or copy started and its last one ended,
+  /// in the platform's virtual nanoseconds.
+  bool virtual_time = false;
+  uint64_t virtual_begin_ns = 0;
+  uint64_t virtual_end_ns = 0;
+  /// The run's virtual makespan (0 when virtual_time is false).
+  uint64_t virtual_makespan_ns() const { return virtual_time ? virtual_end_ns - virtual_begin_ns : 0; }
+  /// Widens the virtual span by a batch's.
+  void cover(const VirtualSpan& span) {
+    if (!span.set) return;
+    virtual_begin_ns = virtual_time ? std::min(virtual_begin_ns, span.begin_ns) : span.begin_ns;
+    virtual_end_ns = virtual_time ? std::max(virtual_end_ns, span.end_ns) : span.end_ns;
+    virtual_time = true;
+  }
 };
 
 class Runtime {
@@ -176,11 +191,15 @@ class Runtime {
 
   /// prepare() for the inputs' own descriptors (at the most preferred
   /// engine's default storage class), then execute().
+  /// `stats`, when given, is written before the future is ready; the
+  /// caller keeps it alive until then.
   std::future<Result<std::vector<Tensor>>> run(std::shared_ptr<const SemanticProgram> program,
                                                    std::vector<Tensor> inputs,
-                                                   PrepareOptions options = {});
+                                                   PrepareOptions options = {}, ExecutionStats* stats = nullptr);
+  /// `stats`, when given, is the run's (as execute's): the caller keeps it
+  /// alive until `done` is called.
   void run(std::shared_ptr<const SemanticProgram> program, std::vector<Tensor> inputs,
-           PrepareOptions options, ExecuteCallback done);
+           PrepareOptions options, ExecuteCallback done, ExecutionStats* stats = nullptr);
 
   // -- copies --------------------------------------------------------------------
 

@@ -38,21 +38,26 @@ Result<std::vector<Tensor>> copy_value(Runtime::Impl* rt, BatchJob& job) {
   TENACT_TRY(resolve_deferred_inputs(job.work));
   if (job.work.inputs.size() != 1) return Error{ErrorCode::Internal, "a transfer carries one value"};
   const uint64_t begin = steady_now_ns();
+  VirtualSpan span;
   auto moved = guarded("running a transfer", [&]() -> Result<Tensor> {
     if (job.destination.engine.empty())  // unowned host memory: from the heap
       return TransferProviders::run_with(job.mover.get(), job.provider,
                                          TransferRequest{job.work.inputs[0], job.source, job.destination,
-                                                         unowned_host_memory()});
+                                                         unowned_host_memory(), &span});
     auto slot = rt->engine_slot(job.destination.engine);
     if (!slot)
       return Error{ErrorCode::EngineDown, "transfer " + job.source.to_string() + " -> " +
                                               job.destination.to_string() + ": engine '" +
                                               job.destination.engine + "' is not registered"};
     return TransferProviders::run_with(job.mover.get(), job.provider,
-                                       TransferRequest{job.work.inputs[0], job.source, job.destination, *slot->engine});
+                                       TransferRequest{job.work.inputs[0], job.source, job.destination, *slot->engine,
+                                                       &span});
   });
+  // A simulated link's copy is reported in virtual time, like its devices' kernels.
   if (job.work.timings)
-    job.work.timings->ops.push_back(OpTiming{0, 0, begin, steady_now_ns(), trace_thread_index(), false});
+    job.work.timings->ops.push_back(span.set ? OpTiming{0, 0, span.begin_ns, span.end_ns, 0, true}
+                                             : OpTiming{0, 0, begin, steady_now_ns(), trace_thread_index(), false});
+  if (span.set && job.work.virtual_span) *job.work.virtual_span = span;
   if (!moved.ok()) return moved.error();
   return std::vector<Tensor>{std::move(*moved)};
 }
@@ -143,6 +148,9 @@ Result<std::function<void(std::function<void()>)>> copy_runner(TransferRegistryS
 // A copy whose provider is unknown runs too, and fails naming the route.
 void launch(Self* self, Runtime::Impl* rt, BatchJobPtr job) {
   job->mover = self->state.providers.find(job->provider);
+  // Launch order is this actor's mailbox order: where a provider orders its
+  // completions (a simulated platform), it learns of the copy here.
+  if (job->mover && job->mover->order_completions) job->reply = job->mover->order_completions(std::move(job->reply));
   auto runner = copy_runner(self->state, job->provider, job->mover.get());
   if (!runner.ok()) {
     finish_batch_with(job->work, std::move(job->reply))(runner.error());

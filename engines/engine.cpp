@@ -11,13 +11,17 @@ bool EngineCapabilities::serves(OpFamily family) const {
   return std::find(op_families.begin(), op_families.end(), family) != op_families.end();
 }
 
+bool EngineCapabilities::runs(OpKind kind) const {
+  return serves(family_of(kind)) && std::find(lacks.begin(), lacks.end(), kind) == lacks.end();
+}
+
 PrepareAnswer answer_core_op(const EngineIdentity& engine, const EngineCapabilities& capabilities,
                              const OpPrepareRequest& request) {
   const Endpoint& at = request.binding.endpoint;
   if (at.engine != engine.id || std::find(capabilities.storage_classes.begin(), capabilities.storage_classes.end(),
                                           at.storage_class) == capabilities.storage_classes.end())
     return Unsupported{"engine '" + engine.id + "' cannot run at " + at.to_string()};
-  if (!capabilities.serves(family_of(request.kind))) {
+  if (!capabilities.runs(request.kind)) {
     std::string what = std::string{to_string(request.kind)};
     if (const auto* ext = std::get_if<ExtensionAttrs>(&request.attrs)) what += " family '" + ext->family + "'";
     return Unsupported{"engine '" + engine.id + "' has no kernel for " + what};

@@ -24,6 +24,7 @@
 // buffer that is not host addressable.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -73,8 +74,13 @@ struct EngineCapabilities {
   /// In-order queues (streams) a batch may name (BatchWork::queue): 0 to
   /// queues - 1. 0: none; batches then go with kAnyQueue only.
   uint32_t queues = 0;
+  /// Core ops of its families it has no kernel for: placement puts them
+  /// elsewhere, and prepare refuses them (Unsupported).
+  std::vector<OpKind> lacks;
 
   bool serves(OpFamily family) const;
+  /// serves(family_of(kind)) and `kind` is not among `lacks`.
+  bool runs(OpKind kind) const;
   bool has_extension(std::string_view family) const;
 };
 
@@ -197,6 +203,21 @@ struct BatchTimings {
   std::vector<OpTiming> ops;
 };
 
+/// When a simulated device's batch (or a copy along a simulated link) ran
+/// in virtual nanoseconds: from its first kernel's start to its last one's
+/// end. Left unset by engines that run in wall-clock time.
+struct VirtualSpan {
+  bool set = false;
+  uint64_t begin_ns = 0;
+  uint64_t end_ns = 0;
+  /// Widens the span to cover [begin, end].
+  void cover(uint64_t begin, uint64_t end) {
+    begin_ns = set ? std::min(begin_ns, begin) : begin;
+    end_ns = set ? std::max(end_ns, end) : end;
+    set = true;
+  }
+};
+
 /// A small, stable number for the calling thread (1, 2, ... in order of
 /// first call), for trace tracks. Thread-safe.
 uint32_t trace_thread_index();
@@ -233,6 +254,9 @@ struct BatchWork {
   /// When set, the engine records when each op (or fused region) ran;
   /// written by the engine before `done` is called.
   std::shared_ptr<BatchTimings> timings;
+  /// When set, a simulated engine writes when the batch ran in virtual
+  /// time, before `done` is called (the runtime's per-run makespan).
+  std::shared_ptr<VirtualSpan> virtual_span;
   /// Set by the runtime only when the launching thread is a client's own
   /// thread (never a CAF scheduler thread or a runtime pool): the engine
   /// may then run a batch it judges cheaper than a hand-off to its own

@@ -38,7 +38,7 @@ const ExtensionAttrs* extension_of(const Op& op) {
 bool serves_op(const EngineEntry& engine, const Op& op) {
   if (const ExtensionAttrs* ext = extension_of(op))
     return engine.extension_slot(ext->family) != nullptr;
-  return engine.capabilities.serves(family_of(op.kind));
+  return engine.capabilities.runs(op.kind);
 }
 
 std::string join_ids(const std::vector<std::string>& ids) {
@@ -86,11 +86,19 @@ class ContextResolver {
   }
 
  private:
+  // Names the first op no allowed executable engine runs at all, when
+  // there is one (otherwise no single placement fits every op).
   Error no_eligible_engine() const {
+    std::string which;
+    for (size_t i = 0; i < program_->ops().size() && which.empty(); ++i) {
+      const bool anyone = std::any_of(candidates_.begin(), candidates_.end(),
+                                      [&](const EngineEntry* e) { return serves_op(*e, program_->ops()[i]); });
+      if (!anyone && !candidates_.empty()) which = ": none runs " + program_->describe_op(i);
+    }
     return Error{ErrorCode::NoEligibleEngine,
                  "no engine allowed by the placement constraint (" +
                      options_.placement.to_string() + ") can run every op of program '" +
-                     program_->name() + "'"};
+                     program_->name() + "'" + which};
   }
 
   Status select_candidates() {

@@ -37,16 +37,16 @@ std::vector<EngineFigures> figures_of(const setup::RegisteredEngines& engines) {
   return out;
 }
 
-// Virtual when a simulated device ran anything.
-bool virtual_makespan(const setup::RegisteredEngines& engines) {
-  return engines.world && engines.world->now() > 0;
-}
-
-uint64_t makespan_ns(const setup::RegisteredEngines& engines, const RunStats& run) {
-  return virtual_makespan(engines) ? engines.world->now() : run.wall_ns;
-}
+uint64_t makespan_ns(const RunStats& run) { return run.makespans_ns.empty() ? 0 : run.makespans_ns.back(); }
 
 }  // namespace
+
+void RunStats::add_run(const ExecutionStats& run, uint64_t wall) {
+  wall_ns += wall;
+  // Virtual as soon as a simulated device or link ran any run's work.
+  virtual_time = virtual_time || run.virtual_time;
+  makespans_ns.push_back(run.virtual_time ? run.virtual_makespan_ns() : wall);
+}
 
 void print_engine_stats(const setup::RegisteredEngines& engines, const RunStats& run, std::ostream& out) {
   for (const EngineFigures& f : figures_of(engines))
@@ -57,8 +57,12 @@ void print_engine_stats(const setup::RegisteredEngines& engines, const RunStats&
     for (const sim::SimLinkStats& l : engines.world->link_stats())
       out << "link " << l.from << " -> " << l.to << ": copies " << l.copies << ", bytes " << l.bytes << ", busy "
           << l.busy_ns << " ns (virtual)\n";
-  out << "makespan: " << makespan_ns(engines, run) << " ns"
-      << (virtual_makespan(engines) ? " (virtual)" : " (wall clock)") << "\n";
+  out << "makespan: " << makespan_ns(run) << " ns" << (run.virtual_time ? " (virtual)" : " (wall clock)");
+  if (run.makespans_ns.size() > 1) {
+    out << "; per run:";
+    for (uint64_t m : run.makespans_ns) out << " " << m;
+  }
+  out << "\n";
 }
 
 std::string engine_stats_json(const setup::RegisteredEngines& engines, const RunStats& run) {
@@ -80,8 +84,9 @@ std::string engine_stats_json(const setup::RegisteredEngines& engines, const Run
       first = false;
     }
   const CacheStats& c = run.cache;
-  j << "], \"makespan_ns\": " << makespan_ns(engines, run)
-    << ", \"virtual_time\": " << (virtual_makespan(engines) ? "true" : "false") << ", \"cache\": {\"hits\": " << c.hits
+  j << "], \"makespan_ns\": " << makespan_ns(run) << ", \"run_makespans_ns\": [";
+  for (size_t i = 0; i < run.makespans_ns.size(); ++i) j << (i ? ", " : "") << run.makespans_ns[i];
+  j << "], \"virtual_time\": " << (run.virtual_time ? "true" : "false") << ", \"cache\": {\"hits\": " << c.hits
     << ", \"misses\": " << c.misses << ", \"productions\": " << c.productions << ", \"entries\": " << c.entries
     << ", \"bytes\": " << c.bytes << ", \"evictions\": " << c.evictions << "}}\n";
   return j.str();

@@ -243,10 +243,12 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   RunStats run_stats;
   for (uint64_t i = 0; i < parsed->repeat; ++i) {
     const auto start = std::chrono::steady_clock::now();
-    outputs = runtime.run(shared_program, *inputs).get();
+    ExecutionStats execution;
+    outputs = runtime.run(shared_program, *inputs, {}, &execution).get();
     if (!outputs.ok()) return fail(outputs.error());
     const auto elapsed = std::chrono::steady_clock::now() - start;
-    run_stats.wall_ns += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
+    run_stats.add_run(execution,
+                      static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count()));
     if (parsed->repeat > 1 || parsed->stats) {
       const auto us = std::chrono::duration_cast<std::chrono::microseconds>(elapsed);
       const uint64_t now = runtime.cache_stats().productions;

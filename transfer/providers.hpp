@@ -36,6 +36,9 @@ struct TransferRequest {
   const Endpoint& to;
   /// The engine that owns `to`: it allocates the copy.
   Engine& destination;
+  /// A provider that moves values in virtual time (a simulated link)
+  /// writes when the copy ran here, when it is set.
+  VirtualSpan* virtual_span = nullptr;
 };
 
 using TransferFn = std::function<Result<Tensor>(const TransferRequest& request)>;
@@ -51,6 +54,12 @@ struct TransferProvider {
   /// soon, off the caller's thread, and must not drop it. Empty: on a copy
   /// thread the registry keeps for this provider alone.
   std::function<void(std::function<void()> copy_task)> run_on = {};
+  /// Called when a copy is launched (on the registry's thread, in launch
+  /// order, before its waits): returns the completion the copy calls when
+  /// done, which may hold `done` back to order it among the provider's
+  /// other completions (a simulated platform answers in virtual-time
+  /// order). It must call `done` exactly once. Empty: `done` as it is.
+  std::function<LaunchCompletion(LaunchCompletion done)> order_completions = {};
 };
 
 /// The built-in host_copy provider's copy.

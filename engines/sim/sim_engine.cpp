@@ -40,6 +40,7 @@ SimEngine::SimEngine(Passkey, SimEngineOptions options, size_t index, std::uniqu
   capabilities_.accepted_input_storage = {kDeviceStorage};
   capabilities_.fused_elementwise_regions = options.fuse_regions;
   capabilities_.queues = std::max<uint32_t>(1, spec.streams);
+  capabilities_.lacks = spec.lacks;
   memory_ = HostBufferSource::create(Endpoint{spec.id, kDeviceStorage}, {}, HostSourceLimits{spec.memory_bytes});
   clocks_ = std::make_unique<std::atomic<uint64_t>[]>(capabilities_.queues);
   sequences_ = std::make_unique<uint64_t[]>(capabilities_.queues);
@@ -92,12 +93,15 @@ void SimEngine::launch(std::shared_ptr<const PreparedOp> op, std::vector<Tensor>
 }
 
 void SimEngine::launch_batch(BatchWork work, LaunchCompletion done) {
-  LaunchCompletion finish = finish_batch_with(work, std::move(done));
-  if (Status valid = validate_batch(work); !valid.ok()) return finish(valid.error());
-  if (Status queue = check_queue(work, identity_, capabilities_); !queue.ok()) return finish(queue.error());
+  Status valid = validate_batch(work);
+  if (valid.ok()) valid = check_queue(work, identity_, capabilities_);
+  if (!valid.ok()) return finish_batch_with(work, std::move(done))(valid.error());
   const uint32_t stream = work.queue != BatchWork::kAnyQueue
                               ? work.queue
                               : static_cast<uint32_t>(next_stream_.fetch_add(1) % capabilities_.queues);
+  // Events are signalled when the batch is done on the host (work behind
+  // them starts at once); the caller hears in virtual-time order.
+  LaunchCompletion finish = finish_batch_with(work, in_virtual_time_order(stream, std::move(done)));
   std::vector<EventPtr> waits = std::move(work.waits);
   queues_[stream]->submit(std::move(waits), [this, stream, work = std::move(work),
                                               finish = std::move(finish)](Status ready) mutable {
@@ -108,7 +112,17 @@ void SimEngine::launch_batch(BatchWork work, LaunchCompletion done) {
   });
 }
 
-Result<uint64_t> SimEngine::bring_inputs_in(std::vector<Tensor>& inputs) {
+LaunchCompletion SimEngine::in_virtual_time_order(uint32_t stream, LaunchCompletion done) {
+  const SimSequencer::Ticket ticket = world_->sequencer().submit(world_->first_lane(index_) + stream);
+  // Called on the stream's queue, before the next batch on the stream
+  // starts: its clock is this batch's end.
+  return [this, stream, ticket, done = std::move(done)](Result<std::vector<Tensor>> r) mutable {
+    world_->sequencer().finish(ticket, clocks_[stream].load(std::memory_order_relaxed),
+                               [done = std::move(done), r = std::move(r)]() mutable { done(std::move(r)); });
+  };
+}
+
+Result<uint64_t> SimEngine::bring_inputs_in(std::vector<Tensor>& inputs, VirtualSpan* span) {
   uint64_t ready = 0;
   const Endpoint mine{identity_.id, kDeviceStorage};
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -127,6 +141,7 @@ Result<uint64_t> SimEngine::bring_inputs_in(std::vector<Tensor>& inputs) {
         return Error{ErrorCode::InputMismatch, "input " + std::to_string(i) + " is host memory and " +
                                                    arrived.error().message() + " to upload it"};
       ready = std::max(ready, *arrived);
+      if (span) span->cover(world_->ready_at(in), *arrived);
       in = std::move(*copy);
       continue;
     }
@@ -141,7 +156,7 @@ Result<uint64_t> SimEngine::bring_inputs_in(std::vector<Tensor>& inputs) {
 
 Result<std::vector<Tensor>> SimEngine::run_on_stream(BatchWork& work, uint32_t stream) {
   if (!work.deferred.empty()) TENACT_TRY(resolve_deferred_inputs(work));
-  TENACT_ASSIGN_OR_RETURN(uint64_t inputs_ready, bring_inputs_in(work.inputs));
+  TENACT_ASSIGN_OR_RETURN(uint64_t inputs_ready, bring_inputs_in(work.inputs, work.virtual_span.get()));
   const uint64_t start = std::max(clocks_[stream].load(std::memory_order_relaxed), inputs_ready);
   uint64_t now = start;
   uint64_t kernels = 0, ops = 0;
@@ -168,6 +183,7 @@ Result<std::vector<Tensor>> SimEngine::run_on_stream(BatchWork& work, uint32_t s
   counters.ops.fetch_add(ops);
   counters.busy_ns.fetch_add(now - start);
   world_->advance_to(now);
+  if (work.virtual_span) work.virtual_span->cover(start, now);
   if (!outputs.ok()) return outputs.error();
   for (Tensor& out : *outputs) {
     TENACT_ASSIGN_OR_RETURN(out, device_view(out));

@@ -18,7 +18,10 @@
 // along a sim link (sim_links.hpp).
 //
 // Threads: launch() and launch_batch() return at once; kernels run on the
-// engine's pool, completions are called from it. All members are safe from
+// engine's pool. A batch's events are signalled as soon as it is done; its
+// completion is called in virtual-time order among the platform's
+// (sim_sequencer.hpp), from this engine's pool or another device's or
+// link's thread of the same platform. All members are safe from
 // many threads.
 #pragma once
 
@@ -91,9 +94,13 @@ class SimEngine final : public Engine {
   /// Runs `work` on `stream` (its queue's thread, in order): inputs in,
   /// kernels, the clock advanced, results out as device views.
   Result<std::vector<Tensor>> run_on_stream(BatchWork& work, uint32_t stream);
+  /// `done`, delivered in virtual-time order among the platform's
+  /// completions (SimWorld::sequencer); call it on `stream`'s queue.
+  LaunchCompletion in_virtual_time_order(uint32_t stream, LaunchCompletion done);
   /// The batch's inputs as the kernels read them (host views of device
   /// buffers; host memory uploaded first), and when the last one is ready.
-  Result<uint64_t> bring_inputs_in(std::vector<Tensor>& inputs);
+  /// Uploads widen `span` when it is set.
+  Result<uint64_t> bring_inputs_in(std::vector<Tensor>& inputs, VirtualSpan* span);
 
   EngineIdentity identity_;
   EngineCapabilities capabilities_;

@@ -41,6 +41,7 @@ Result<Tensor> copy_along_link(SimWorld& world, const TransferRequest& request) 
   const uint64_t bytes = static_cast<uint64_t>(value.element_count()) * size_of(value.dtype());
   TENACT_ASSIGN_OR_RETURN(uint64_t arrived, world.charge_link(*from, *to, bytes, ready));
   world.set_ready(copy, arrived);
+  if (request.virtual_span) request.virtual_span->cover(ready, arrived);
   return copy;
 }
 
@@ -49,6 +50,15 @@ Result<Tensor> copy_along_link(SimWorld& world, const TransferRequest& request) 
 TransferProvider sim_link_provider(std::shared_ptr<SimWorld> world) {
   TransferProvider provider;
   provider.copy = [world](const TransferRequest& request) { return copy_along_link(*world, request); };
+  // Copies are answered in virtual-time order among the platform's
+  // completions (their end: when the copy is ready; a failed copy at 0).
+  provider.order_completions = [world](LaunchCompletion done) -> LaunchCompletion {
+    const SimSequencer::Ticket ticket = world->sequencer().submit(world->sequencer().copy_lane());
+    return [world, ticket, done = std::move(done)](Result<std::vector<Tensor>> r) mutable {
+      const uint64_t time = r.ok() && !r->empty() ? world->ready_at(r->front()) : 0;
+      world->sequencer().finish(ticket, time, [done = std::move(done), r = std::move(r)]() mutable { done(std::move(r)); });
+    };
+  };
   provider.can_copy = [world](const Endpoint& from, const Endpoint& to) {
     auto a = platform_end(*world, from);
     auto b = platform_end(*world, to);

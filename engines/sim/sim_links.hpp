@@ -3,7 +3,9 @@
 // device <-> device (peer), wherever the platform has a link. A copy's
 // destination is ready, in virtual time, the link's latency plus bytes /
 // bandwidth after its source (sim_world.hpp), and counts as bytes out of
-// its source device and into its destination device.
+// its source device and into its destination device. Copies are answered
+// in virtual-time order among the platform's completions (sim_sequencer.hpp)
+// and report when they ran in virtual time (TransferRequest::virtual_span).
 //
 // Only this provider and the sim engines read the devices' memory (host
 // pages behind device views, sim_memory.hpp). Register the provider once

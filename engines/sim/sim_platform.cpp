@@ -11,6 +11,7 @@
 // code get the same message for the same mistake.
 #include "engines/sim/sim_platform.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <initializer_list>
@@ -340,9 +341,25 @@ Result<SimRates> read_rates(const Json& j, const std::string& path) {
   return r;
 }
 
+/// "lacks": op names of the format ("dot_general"), each once.
+Result<std::vector<OpKind>> read_op_kinds(const Json& j, const std::string& path) {
+  if (!j.is_array()) return schema(path, "expected an array of op names, got " + json_io::json_type_name(j));
+  std::vector<OpKind> kinds;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string at = element_path(path, i);
+    TENACT_ASSIGN_OR_RETURN(std::string name, read_string(j[i], at, "expected an op name like \"dot_general\""));
+    const std::optional<OpKind> kind = parse_op_kind(name);
+    if (!kind) return invalid(at, "'" + name + "' is not an op of the program format");
+    if (std::find(kinds.begin(), kinds.end(), *kind) != kinds.end())
+      return invalid(at, "'" + name + "' is listed twice");
+    kinds.push_back(*kind);
+  }
+  return kinds;
+}
+
 Result<SimDeviceSpec> read_device(const Json& j, const std::string& path) {
   TENACT_TRY(expect_object(j, path, {"id", "memory_bytes", "memory", "streams", "host_threads",
-                                     "memory_bandwidth", "launch_latency_ns", "rates"}));
+                                     "memory_bandwidth", "launch_latency_ns", "rates", "lacks"}));
   SimDeviceSpec d;
   const Json* id = find(j, "id");
   if (!id) return schema(path, "missing 'id'");
@@ -355,6 +372,7 @@ Result<SimDeviceSpec> read_device(const Json& j, const std::string& path) {
   TENACT_TRY(read_optional(j, "memory_bandwidth", path, d.memory_bandwidth, positive_reader));
   TENACT_TRY(read_optional(j, "launch_latency_ns", path, d.launch_latency_ns, uint_reader(kLatencyRange)));
   TENACT_TRY(read_optional(j, "rates", path, d.rates, read_rates));
+  TENACT_TRY(read_optional(j, "lacks", path, d.lacks, read_op_kinds));
   return d;
 }
 

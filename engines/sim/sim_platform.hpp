@@ -16,6 +16,7 @@
 
 #include "core/dtype.hpp"
 #include "core/error.hpp"
+#include "core/op_kind.hpp"
 
 namespace tenact::sim {
 
@@ -48,6 +49,9 @@ struct SimDeviceSpec {
   uint64_t launch_latency_ns = 5000;
   /// Host threads that compute this device's results (0: 1).
   uint32_t host_threads = 1;
+  /// Ops the device has no kernel for: refused at prepare (Unsupported
+  /// naming the device and the op), so a plan puts them elsewhere.
+  std::vector<OpKind> lacks;
 };
 
 /// A link moves bytes between two endpoints of the platform: "host" (the

@@ -30,7 +30,13 @@ Result<std::shared_ptr<SimWorld>> SimWorld::create(SimPlatform platform) {
 }
 
 SimWorld::SimWorld(SimPlatform platform) : platform_(std::move(platform)) {
-  for (size_t i = 0; i < platform_.devices.size(); ++i) counters_.push_back(std::make_unique<SimDeviceCounters>());
+  uint32_t lanes = 0;
+  for (const SimDeviceSpec& device : platform_.devices) {
+    counters_.push_back(std::make_unique<SimDeviceCounters>());
+    first_lane_.push_back(lanes);
+    lanes += std::max<uint32_t>(1, device.streams);
+  }
+  sequencer_ = std::make_unique<SimSequencer>(lanes);
 }
 
 int SimWorld::device_index(std::string_view id) const {

@@ -15,7 +15,9 @@
 // Determinism: given the order in which each stream receives its batches
 // (the order the runtime submits them, which is fixed when runs are
 // enqueued behind events) every virtual time is a function of the
-// program, the platform and its seed, whatever the host's timing.
+// program, the platform and its seed, whatever the host's timing. The
+// runtime hears of the platform's completions in virtual-time order
+// (sequencer(), sim_sequencer.hpp), so what it does in answer is too.
 //
 // Thread-safe: every member from any thread.
 #pragma once
@@ -31,6 +33,7 @@
 
 #include "core/tensor.hpp"
 #include "engines/sim/sim_platform.hpp"
+#include "engines/sim/sim_sequencer.hpp"
 
 namespace tenact::sim {
 
@@ -64,6 +67,10 @@ class SimWorld {
   /// The index of device `id` in platform().devices, or -1.
   int device_index(std::string_view id) const;
   SimDeviceCounters& counters(size_t device) { return *counters_[device]; }
+  /// Orders the completions of every device's streams and every link's
+  /// copies; device d's stream s is lane first_lane(d) + s.
+  SimSequencer& sequencer() { return *sequencer_; }
+  uint32_t first_lane(size_t device) const { return first_lane_[device]; }
   const SimDeviceCounters& counters(size_t device) const { return *counters_[device]; }
 
   /// When `value`'s contents are ready in virtual nanoseconds (0 when the
@@ -97,6 +104,8 @@ class SimWorld {
 
   const SimPlatform platform_;
   std::vector<std::unique_ptr<SimDeviceCounters>> counters_;
+  std::vector<uint32_t> first_lane_;
+  std::unique_ptr<SimSequencer> sequencer_;
   mutable std::mutex mutex_;
   std::unordered_map<const Buffer*, Ready> ready_;
   size_t prune_at_ = 1024;

@@ -4,19 +4,29 @@
 // fails that run with LimitExceeded naming it and the runtime keeps
 // serving; a missing route fails preparation before anything runs; the
 // same program and seed give the same virtual times in 20 runs while the
-// host is loaded; every device's memory back to zero.
+// host is loaded; a run's virtual makespan in its stats; the actor-level
+// guarantees (in-flight dedupe under many threads, outcomes, an
+// engine actor killed mid-run, shutdown with 1,000 requests in flight)
+// with simulated devices; every device's memory back to zero.
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <chrono>
+#include <future>
 #include <thread>
 
+#include "tests/actors/affine_programs.hpp"
 #include "tests/util/host_load.hpp"
 
 #include "actors/runtime.hpp"
+#include "actors/runtime_impl.hpp"
 #include "core/program_json.hpp"
 #include "setup/engine_setup.hpp"
 
 using namespace tenact;
+using namespace std::chrono_literals;
+using tenact::testing::affine;
+using tenact::testing::iota8;
 
 namespace {
 
@@ -44,10 +54,14 @@ Tensor ramp(int64_t n, float scale, float offset = 0) {
 }
 
 struct SimRuntime {
-  std::unique_ptr<Runtime> owned = std::make_unique<Runtime>();
-  Runtime& runtime = *owned;
+  std::unique_ptr<Runtime> owned;
+  Runtime& runtime;
   setup::RegisteredEngines engines;
-  SimRuntime(const std::string& list, std::optional<sim::SimPlatform> platform = std::nullopt) {
+  /// Off when the test itself still holds device values at the end.
+  bool check_memory_at_exit = true;
+  SimRuntime(const std::string& list, std::optional<sim::SimPlatform> platform = std::nullopt,
+             RuntimeOptions runtime_options = {})
+      : owned(std::make_unique<Runtime>(std::move(runtime_options))), runtime(*owned) {
     auto specs = setup::parse_engine_list(list);
     REQUIRE(specs.ok());
     setup::EngineSetupOptions options;
@@ -61,7 +75,8 @@ struct SimRuntime {
     // Every device's memory is back once the runtime has shut down (it
     // waits for the work in flight and drops what its actors held).
     owned.reset();
-    for (const auto& [id, sim] : engines.sims) CHECK(sim->memory_stats("device")->allocated_bytes == 0);
+    if (check_memory_at_exit)
+      for (const auto& [id, sim] : engines.sims) CHECK(sim->memory_stats("device")->allocated_bytes == 0);
   }
   Tensor to_host(const Tensor& value) {
     if (value.is_host()) return value;
@@ -190,4 +205,208 @@ TEST_CASE("engine lists: cpu, cpu:N and sim:N, each once", "[sim][setup]") {
   auto missing = setup::register_engines(runtime, listed, options);
   REQUIRE_FALSE(missing.ok());
   CHECK_THAT(missing.error().message(), Catch::Contains("has no device 'sim:3'"));
+}
+
+namespace {
+
+// Round figures, so that virtual times can be derived by hand: one stream,
+// 1 op and 1 byte per ns, 1 us per launch; host links 1 byte per ns after
+// 500 ns.
+sim::SimPlatform round_platform() {
+  sim::SimPlatform p;
+  p.name = "round";
+  sim::SimDeviceSpec d;
+  d.id = "sim:0";
+  d.memory_bytes = uint64_t{1} << 30;
+  d.streams = 1;
+  d.rates.f32 = 1e9;
+  d.memory_bandwidth = 1e9;
+  d.launch_latency_ns = 1000;
+  p.devices.push_back(d);
+  p.links.push_back({"host", "sim:0", 1e9, 500});
+  p.links.push_back({"sim:0", "host", 1e9, 500});
+  return p;
+}
+
+std::shared_ptr<const SemanticProgram> add_of(int64_t n) {
+  const std::string shape = "[" + std::to_string(n) + "]";
+  return program_of(R"({"format": "tenact.program/1", "name": "add",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": )" + shape + R"(},
+               {"name": "w", "dtype": "f32", "shape": )" + shape + R"(}],
+    "ops": [{"op": "add", "in": ["x", "w"], "out": "y"}], "outputs": ["y"]})");
+}
+
+}  // namespace
+
+TEST_CASE("a run's virtual makespan is in its execution stats", "[sim][runtime][stats]") {
+  for (bool direct : {true, false}) {
+    INFO("direct single batch: " << direct);
+    RuntimeOptions o;
+    o.direct_single_batch = direct;
+    SimRuntime rt{"sim:0", round_platform(), o};
+    // x and w (4,000 bytes each) are uploaded from 0 and arrive at 500 +
+    // 4,000; the add reads 2,000 and writes 1,000 elements (12,000 bytes):
+    // 1,000 + 12,000 ns. The run spans [0, 17,500].
+    ExecutionStats first;
+    auto out = rt.runtime.run(add_of(1000), {ramp(1000, 1), ramp(1000, 2)}, {}, &first).get();
+    REQUIRE(out.ok());
+    CHECK(first.virtual_time);
+    CHECK(first.virtual_begin_ns == 0);
+    CHECK(first.virtual_end_ns == 17500);
+    CHECK(first.virtual_makespan_ns() == 17500);
+    // The next run's uploads overlap the first run (host memory is there
+    // from 0); its add waits for the stream: [0, 17,500 + 13,000].
+    ExecutionStats second;
+    REQUIRE(rt.runtime.run(add_of(1000), {ramp(1000, 1), ramp(1000, 2)}, {}, &second).get().ok());
+    CHECK(second.virtual_begin_ns == 0);
+    CHECK(second.virtual_end_ns == 30500);
+    CHECK(second.virtual_makespan_ns() == 30500);
+    Tensor y = rt.to_host((*out)[0]);
+    CHECK(y.data_as<float>()[999] == 3.0f * 999.0f);
+  }
+  // A run on the CPU engine has no virtual time.
+  SimRuntime cpu{"cpu"};
+  ExecutionStats stats;
+  REQUIRE(cpu.runtime.run(add_of(8), {ramp(8, 1), ramp(8, 1)}, {}, &stats).get().ok());
+  CHECK_FALSE(stats.virtual_time);
+  CHECK(stats.virtual_makespan_ns() == 0);
+}
+
+TEST_CASE("with simulated devices, 16 threads x 60 requests over 6 programs produce each program once",
+          "[sim][runtime][concurrency]") {
+  SimRuntime rt{"sim:0,sim:1"};
+  std::vector<std::shared_ptr<const SemanticProgram>> programs;
+  for (int k = 0; k < 6; ++k) programs.push_back(affine(k));
+  const Tensor x = iota8();
+  std::atomic<int> wrong{0}, failed{0};
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 16; ++t)
+    clients.emplace_back([&, t] {
+      for (int r = 0; r < 60; ++r) {
+        const int k = (t + r) % 6;
+        auto out = rt.runtime.run(programs[k], {x}).get();
+        if (!out.ok()) {
+          ++failed;
+          continue;
+        }
+        auto y = rt.runtime.copy((*out)[0], Endpoint::unowned_host()).get();
+        if (!y.ok()) {
+          ++failed;
+          continue;
+        }
+        for (int i = 0; i < 8; ++i)
+          if (y->data_as<float>()[i] != static_cast<float>(i * (k + 1) + k)) ++wrong;
+      }
+    });
+  for (auto& c : clients) c.join();
+  CHECK(failed == 0);
+  CHECK(wrong == 0);
+  const CacheStats stats = rt.runtime.cache_stats();
+  CHECK(stats.productions == 6);
+  CHECK(stats.misses == 6);
+  CHECK(stats.hits + stats.misses + stats.in_flight_joins == 16u * 60u);
+}
+
+TEST_CASE("with simulated devices an op goes to a device that has it, and fails to prepare where none has it",
+          "[sim][runtime][outcomes]") {
+  // sim:0 lacks dot_general; sim:1 has it.
+  auto platform = sim::default_platform(2).value();
+  platform.devices[0].lacks = {OpKind::DotGeneral};
+  const auto dot = program_of(R"({"format": "tenact.program/1", "name": "dot",
+    "inputs": [{"name": "a", "dtype": "f32", "shape": [2, 3]}, {"name": "b", "dtype": "f32", "shape": [3, 2]}],
+    "ops": [{"op": "dot_general", "in": ["a", "b"], "out": "c",
+             "lhs_contracting_dimensions": [1], "rhs_contracting_dimensions": [0]}], "outputs": ["c"]})");
+  Tensor a = Tensor::zeros(DType::F32, {2, 3}).value(), b = Tensor::zeros(DType::F32, {3, 2}).value();
+  for (int i = 0; i < 6; ++i) a.data_as<float>()[i] = b.data_as<float>()[i] = static_cast<float>(i);
+  {
+    SimRuntime rt{"sim:0,sim:1", platform};
+    auto out = rt.runtime.run(dot, {a, b}).get();
+    if (!out.ok()) FAIL(out.error().to_string());
+    CHECK((*out)[0].endpoint() == Endpoint{"sim:1", "device"});
+    // [[0 1 2] [3 4 5]] x [[0 1] [2 3] [4 5]] = [[10 13] [28 40]]
+    Tensor c = rt.to_host((*out)[0]);
+    CHECK(std::vector<float>(c.data_as<float>(), c.data_as<float>() + 4) == std::vector<float>{10, 13, 28, 40});
+  }
+  // With sim:0 alone nothing can run it: preparation says so, the same
+  // every time, and nothing runs.
+  SimRuntime rt{"sim:0", platform};
+  auto first = rt.runtime.run(dot, {a, b}).get();
+  REQUIRE_FALSE(first.ok());
+  INFO(first.error().to_string());
+  CHECK(first.error().code() == ErrorCode::NoEligibleEngine);
+  CHECK_THAT(first.error().message(), Catch::EndsWith(": none runs op #0 (dot_general -> 'c')"));
+  auto second = rt.runtime.run(dot, {a, b}).get();
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.error().code() == first.error().code());
+  CHECK(second.error().message() == first.error().message());
+  CHECK(rt.engines.sims.at("sim:0")->stats().ops == 0);
+  // Ops it has still run there.
+  auto served = rt.runtime.run(add_of(8), {ramp(8, 1), ramp(8, 1)}).get();
+  REQUIRE(served.ok());
+  CHECK(rt.to_host((*served)[0]).data_as<float>()[7] == 14.0f);
+}
+
+TEST_CASE("a simulated device's engine actor killed mid-run fails that run within a second", "[sim][runtime]") {
+  // A product of two f32[2000, 2000] takes the host well over 100 ms.
+  const auto matmul = program_of(R"({"format": "tenact.program/1", "name": "matmul",
+    "inputs": [{"name": "a", "dtype": "f32", "shape": [2000, 2000]},
+               {"name": "b", "dtype": "f32", "shape": [2000, 2000]}],
+    "ops": [{"op": "dot_general", "in": ["a", "b"], "out": "c",
+             "lhs_contracting_dimensions": [1], "rhs_contracting_dimensions": [0]}],
+    "outputs": ["c"]})");
+  const Tensor a = ramp(2000 * 2000, 1e-6f);
+  Tensor square_a = Tensor::zeros(DType::F32, {2000, 2000}).value();
+  std::copy_n(a.data_as<float>(), 2000 * 2000, square_a.data_as<float>());
+  for (bool direct : {true, false}) {
+    INFO("direct single batch: " << direct);
+    RuntimeOptions o;
+    o.direct_single_batch = direct;
+    SimRuntime rt{"sim:0,sim:1", std::nullopt, o};
+    PrepareOptions on_sim0;
+    on_sim0.placement.engines = {"sim:0"};
+    auto running = std::async(std::launch::async, [&] {
+      return rt.runtime.run(matmul, {square_a, square_a}, on_sim0).get();
+    });
+    std::this_thread::sleep_for(50ms);
+    caf::anon_send_exit(rt.runtime.impl().engine_actor("sim:0"), caf::exit_reason::kill);
+    const auto killed_at = std::chrono::steady_clock::now();
+    REQUIRE(running.wait_for(1s) == std::future_status::ready);
+    CHECK(std::chrono::steady_clock::now() - killed_at < 1s);
+    auto r = running.get();
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code() == ErrorCode::EngineDown);
+    CHECK_THAT(r.error().message(), Catch::Contains("engine 'sim:0'"));
+    // The other device still serves.
+    PrepareOptions on_sim1;
+    on_sim1.placement.engines = {"sim:1"};
+    auto later = rt.runtime.run(affine(3), {iota8()}, on_sim1).get();
+    REQUIRE(later.ok());
+    CHECK(rt.to_host((*later)[0]).data_as<float>()[7] == 7.0f * 4 + 3);
+  }
+}
+
+TEST_CASE("destroying a runtime over simulated devices with 1,000 requests in flight fails them and does not hang",
+          "[sim][runtime]") {
+  std::vector<std::future<Result<std::vector<Tensor>>>> futures;
+  std::map<std::string, std::shared_ptr<sim::SimEngine>, std::less<>> devices;
+  {
+    SimRuntime rt{"sim:0,sim:1"};
+    rt.check_memory_at_exit = false;  // the answered runs' outputs are still held below
+    devices = rt.engines.sims;
+    std::vector<std::shared_ptr<const SemanticProgram>> programs;
+    for (int k = 0; k < 10; ++k) programs.push_back(affine(k));
+    for (int i = 0; i < 1000; ++i) futures.push_back(rt.runtime.run(programs[i % 10], {iota8()}));
+  }
+  int ok = 0, shutdown = 0, other = 0;
+  for (auto& f : futures) {
+    REQUIRE(f.wait_for(0s) == std::future_status::ready);
+    auto r = f.get();
+    if (r.ok()) ++ok;
+    else if (r.error().code() == ErrorCode::Shutdown) ++shutdown;
+    else ++other;
+  }
+  CHECK(ok + shutdown == 1000);
+  CHECK(other == 0);
+  futures.clear();  // the outputs go: every device's memory is back to zero
+  for (const auto& [id, device] : devices) CHECK(device->memory_stats("device")->allocated_bytes == 0);
 }

@@ -7,6 +7,8 @@
 
 #include <atomic>
 #include <future>
+#include <mutex>
+#include <string>
 #include <thread>
 
 #include "tests/util/host_load.hpp"
@@ -173,20 +175,34 @@ TEST_CASE("a stream runs its batches in order, and a batch on another stream sta
   CHECK(dev.stats().stream_clock_ns == std::vector<uint64_t>{30500, 30500});
 
   // A batch waits for its event without holding the stream's thread, and
-  // starts only once it is signalled.
+  // starts only once it is signalled. Stream 0 is not held up meanwhile:
+  // its next batch runs (its event is signalled), though the caller hears
+  // of it only when the waiting one is done, since that one could still
+  // have ended first in virtual time.
   auto gate = Event::create("gate");
   BatchWork waiting = add_batch({(*c)[0], (*c)[0]}, "sim:0", 1);
   waiting.waits = {gate};
   std::promise<Result<std::vector<Tensor>>> promise;
   auto future = promise.get_future();
   dev.launch_batch(std::move(waiting), [&](Result<std::vector<Tensor>> r) { promise.set_value(std::move(r)); });
-  auto other = run(dev, add_batch({ramp(10, 1), ramp(10, 1)}, "sim:0", 0));  // stream 0 is not held up
-  REQUIRE(other.ok());
+  BatchWork next = add_batch({ramp(10, 1), ramp(10, 1)}, "sim:0", 0);
+  auto next_signal = Event::create("next");
+  std::promise<void> next_ran;
+  next_signal->when_signaled([&](const Status&) { next_ran.set_value(); });
+  next.signal = next_signal;
+  std::promise<Result<std::vector<Tensor>>> next_promise;
+  auto next_heard = next_promise.get_future();
+  dev.launch_batch(std::move(next), [&](Result<std::vector<Tensor>> r) { next_promise.set_value(std::move(r)); });
+  REQUIRE(next_ran.get_future().wait_for(std::chrono::seconds(10)) == std::future_status::ready);
   CHECK(future.wait_for(std::chrono::milliseconds(50)) == std::future_status::timeout);
+  CHECK(next_heard.wait_for(std::chrono::milliseconds(0)) == std::future_status::timeout);
   gate->signal(ok_status());
   auto waited = future.get();
   REQUIRE(waited.ok());
   CHECK(sim.world->ready_at((*waited)[0]) == 30500 + 13000);
+  auto other = next_heard.get();
+  REQUIRE(other.ok());
+  CHECK(sim.world->ready_at((*other)[0]) == 30500 + 1120);  // 10 elements: 1,000 + 120 ns
 }
 
 TEST_CASE("copies between devices go along the peer link, counted out of one and into the other",
@@ -244,4 +260,79 @@ TEST_CASE("virtual times are a function of the work, the platform and the seed, 
     for (int run_index = 0; run_index < 20; ++run_index) CHECK(clocks_of(7) == reference);
   }
   CHECK(clocks_of(8) != reference);  // another seed draws other jitter
+}
+
+TEST_CASE("the caller hears of a platform's completions in virtual-time order, not the host's",
+          "[sim][engine][determinism]") {
+  Sim sim{round_platform(2)};
+  // sim:0's batch is short in virtual time (10 elements: uploads of 40
+  // bytes at 540 ns, then 1,000 + 120 ns: ends at 1,660) but is held up on
+  // the host by a gate; sim:1's is long (ends at 17,500) and free to run.
+  auto gate = Event::create("gate");
+  BatchWork short_work = add_batch({ramp(10, 1), ramp(10, 1)}, "sim:0", 0);
+  short_work.waits = {gate};
+  std::mutex mutex;
+  std::vector<std::string> heard;
+  std::promise<void> both;
+  // Called on engine threads: only records (Catch's checks stay on this one).
+  auto record = [&](std::string who) {
+    return [&, who](Result<std::vector<Tensor>> r) {
+      std::lock_guard lock(mutex);
+      heard.push_back(r.ok() ? who + " at " + std::to_string(sim.world->ready_at((*r)[0])) : r.error().to_string());
+      if (heard.size() == 2) both.set_value();
+    };
+  };
+  sim.devices[0]->launch_batch(std::move(short_work), record("sim:0"));
+  auto long_signal = Event::create("long");
+  std::promise<void> long_done_on_host;
+  long_signal->when_signaled([&](const Status&) { long_done_on_host.set_value(); });
+  BatchWork long_work = add_batch({ramp(1000, 1), ramp(1000, 1)}, "sim:1", 0);
+  long_work.signal = long_signal;
+  sim.devices[1]->launch_batch(std::move(long_work), record("sim:1"));
+  // sim:1's batch is done on the host (its event says so, and work behind
+  // it could start), but the caller does not hear of it: sim:0's could
+  // still end first in virtual time.
+  REQUIRE(long_done_on_host.get_future().wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  {
+    std::lock_guard lock(mutex);
+    CHECK(heard.empty());
+  }
+  CHECK(sim.world->sequencer().held() == 1);
+  gate->signal(ok_status());
+  auto done = both.get_future();
+  REQUIRE(done.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
+  CHECK(heard == std::vector<std::string>{"sim:0 at 1660", "sim:1 at 17500"});
+  CHECK(sim.world->sequencer().held() == 0);
+  CHECK(sim.world->sequencer().in_flight() == 0);
+}
+
+TEST_CASE("a batch reports the virtual span it ran in when asked", "[sim][engine]") {
+  Sim sim{round_platform(1)};
+  BatchWork work = add_batch({ramp(1000, 1), ramp(1000, 2)}, "sim:0", 0);
+  auto span = std::make_shared<VirtualSpan>();
+  work.virtual_span = span;
+  REQUIRE(run(*sim.devices[0], std::move(work)).ok());
+  // As in the first test: the uploads start at 0 and arrive at 4,500, the
+  // add takes 13,000 ns.
+  CHECK(span->set);
+  CHECK(span->begin_ns == 0);
+  CHECK(span->end_ns == 17500);
+}
+
+TEST_CASE("a device that lacks an op says so in its capabilities and refuses it at prepare", "[sim][engine]") {
+  SimPlatform platform = round_platform(1);
+  platform.devices[0].lacks = {OpKind::Multiply};
+  Sim sim{platform};
+  SimEngine& dev = *sim.devices[0];
+  CHECK_FALSE(dev.capabilities().runs(OpKind::Multiply));
+  CHECK(dev.capabilities().runs(OpKind::Add));
+  OpPrepareRequest request;
+  request.kind = OpKind::Multiply;
+  request.binding.endpoint = {"sim:0", SimEngine::kDeviceStorage};
+  PrepareAnswer refused = dev.prepare(request);
+  REQUIRE(std::holds_alternative<Unsupported>(refused));
+  CHECK_THAT(std::get<Unsupported>(refused).reason, Catch::Contains("engine 'sim:0' has no kernel for multiply"));
+  request.kind = OpKind::Add;
+  CHECK(std::holds_alternative<std::shared_ptr<const PreparedOp>>(dev.prepare(request)));
 }

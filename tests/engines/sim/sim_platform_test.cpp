@@ -401,6 +401,20 @@ TEST_CASE("parse_platform: values out of range are InvalidAttribute naming the p
   }
 }
 
+TEST_CASE("parse_platform: the ops a device lacks", "[sim][platform]") {
+  auto p = parse_platform(doc(R"({"id": "sim:0", "lacks": ["dot_general", "gather"]}, {"id": "sim:1"})"));
+  REQUIRE(p.ok());
+  CHECK(p->devices[0].lacks == std::vector<tenact::OpKind>{tenact::OpKind::DotGeneral, tenact::OpKind::Gather});
+  CHECK(p->devices[1].lacks.empty());
+  require_error(doc(R"({"id": "sim:0", "lacks": ["dot"]})"), ErrorCode::InvalidAttribute,
+                {"platform: devices[0].lacks[0]: 'dot' is not an op of the program format"});
+  require_error(doc(R"({"id": "sim:0", "lacks": ["add", "add"]})"), ErrorCode::InvalidAttribute,
+                {"platform: devices[0].lacks[1]: 'add' is listed twice"});
+  require_error(doc(R"({"id": "sim:0", "lacks": "add"})"), ErrorCode::Schema,
+                {"platform: devices[0].lacks: expected an array of op names, got a string"});
+  require_error(doc(R"({"id": "sim:0", "lacks": [3]})"), ErrorCode::Schema, {"platform: devices[0].lacks[0]:"});
+}
+
 TEST_CASE("parse_platform: ids, uniqueness and endpoints", "[sim][platform]") {
   SECTION("bad ids") {
     for (const char* id : {"gpu:0", "sim:", "sim:x", "sim:-1", "sim:01", "sim:1.5", "sim:65536", "SIM:0", " sim:0",
