@@ -1,7 +1,8 @@
-// Small programs and inputs the runtime tests share, with results derived
-// by hand: affine(k) computes y = x * (k + 1) + k over f32[8] (named
+// Small programs, inputs and options the runtime tests share, with results
+// derived by hand: affine(k) computes y = x * (k + 1) + k over f32[8] (named
 // "affine<k>": distinct programs of one structure); iota8() is 0..7;
-// affine_entry_bytes() what one such program costs the prepare cache.
+// affine_entry_bytes() what one such program costs the prepare cache;
+// small_runtime() the options of a runtime with two scheduler threads.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -33,6 +34,12 @@ inline HostTensor iota8() {
   REQUIRE(t.ok());
   for (int i = 0; i < 8; ++i) t->data_as<float>()[i] = static_cast<float>(i);
   return *t;
+}
+
+inline RuntimeOptions small_runtime() {
+  RuntimeOptions o;
+  o.scheduler_threads = 2;
+  return o;
 }
 
 /// The prepare cache's bytes for one affine entry with its root, measured

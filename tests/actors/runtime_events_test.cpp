@@ -19,10 +19,12 @@
 #include "core/builder.hpp"
 #include "engines/cpu/cpu_engine.hpp"
 #include "engines/forwarding_engine.hpp"
+#include "tests/actors/affine_programs.hpp"
 #include "tests/engines/cpu/test_engine.hpp"
 #include "util/worker_pool.hpp"
 
 using namespace tenact;
+using tenact::testing::iota8;
 using namespace std::chrono_literals;
 
 namespace {
@@ -121,13 +123,6 @@ std::shared_ptr<const SemanticProgram> alternating_chain() {
   auto p = b.build();
   REQUIRE(p.ok());
   return std::make_shared<const SemanticProgram>(std::move(*p));
-}
-
-HostTensor iota8() {
-  auto t = HostTensor::zeros(DType::F32, {8});
-  REQUIRE(t.ok());
-  for (int i = 0; i < 8; ++i) t->data_as<float>()[i] = static_cast<float>(i);
-  return *t;
 }
 
 struct TwoEngines {

@@ -21,6 +21,7 @@
 using namespace tenact;
 using tenact::testing::affine;
 using tenact::testing::iota8;
+using tenact::testing::small_runtime;
 
 namespace {
 
@@ -30,12 +31,6 @@ std::shared_ptr<cpu::CpuEngine> engine_with(std::string id, std::vector<std::str
   o.threads = 2;
   o.storage_classes = std::move(storage);
   return cpu::test_engine(o);
-}
-
-RuntimeOptions small_runtime() {
-  RuntimeOptions o;
-  o.scheduler_threads = 2;
-  return o;
 }
 
 /// 0..7 in a buffer of `engine`'s `storage`.

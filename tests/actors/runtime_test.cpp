@@ -21,6 +21,7 @@
 using namespace tenact;
 using tenact::testing::affine;
 using tenact::testing::iota8;
+using tenact::testing::small_runtime;
 using namespace std::chrono_literals;
 
 namespace {
@@ -49,12 +50,6 @@ std::shared_ptr<cpu::CpuEngine> cpu_engine(std::string id = "cpu") {
   o.id = std::move(id);
   o.threads = 2;
   return cpu::test_engine(o);
-}
-
-RuntimeOptions small_runtime() {
-  RuntimeOptions o;
-  o.scheduler_threads = 2;
-  return o;
 }
 
 // Polls until `pred` holds (true) or `limit` passes (false).

@@ -16,6 +16,7 @@
 using namespace tenact;
 using tenact::testing::affine;
 using tenact::testing::iota8;
+using tenact::testing::small_runtime;
 
 namespace {
 
@@ -24,18 +25,13 @@ void check_affine(const Result<std::vector<HostTensor>>& out, int k) {
   for (int i = 0; i < 8; ++i) CHECK((*out)[0].data_as<float>()[i] == static_cast<float>(i * (k + 1) + k));
 }
 
-std::shared_ptr<cpu::CpuEngine> cpu_engine(std::string id = "cpu", bool fuse = true) {
+// A CPU engine of one worker thread (regions fused unless told otherwise).
+std::shared_ptr<cpu::CpuEngine> one_thread_engine(std::string id = "cpu", bool fuse = true) {
   cpu::CpuEngineOptions o;
   o.id = std::move(id);
   o.threads = 1;
   o.fuse_regions = fuse;
   return cpu::test_engine(o);
-}
-
-RuntimeOptions small_runtime() {
-  RuntimeOptions o;
-  o.scheduler_threads = 2;
-  return o;
 }
 
 PreparedProgramPtr prepare_on(Runtime& rt, int k, PrepareOptions options = {},
@@ -58,8 +54,8 @@ TEST_CASE("a plan prepared by another runtime is refused, naming both", "[runtim
   o1.runtime_id = 71;
   o2.runtime_id = 72;
   Runtime here{o1}, there{o2};
-  REQUIRE(here.register_engine(cpu_engine()).ok());
-  REQUIRE(there.register_engine(cpu_engine()).ok());
+  REQUIRE(here.register_engine(one_thread_engine()).ok());
+  REQUIRE(there.register_engine(one_thread_engine()).ok());
   const PreparedProgramPtr prepared = prepare_on(there, 1);
   const Error e = execute_error(here, prepared);
   CHECK(e.code() == ErrorCode::BindingMismatch);
@@ -70,12 +66,12 @@ TEST_CASE("a plan prepared by another runtime is refused, naming both", "[runtim
 
 TEST_CASE("a plan runs as prepared when only what it does not use moved", "[runtime][validity]") {
   Runtime rt{small_runtime()};
-  REQUIRE(rt.register_engine(cpu_engine("cpu"), 1).ok());
+  REQUIRE(rt.register_engine(one_thread_engine("cpu"), 1).ok());
   const PreparedProgramPtr prepared = prepare_on(rt, 2);
   const uint64_t epoch = rt.config()->epoch();
   // A more preferred engine, a route and its removal: three new epochs, none
   // touching the engine or routes the plan uses.
-  REQUIRE(rt.register_engine(cpu_engine("cpu:1"), 0).ok());
+  REQUIRE(rt.register_engine(one_thread_engine("cpu:1"), 0).ok());
   REQUIRE(rt.add_route(TransferRoute{{"cpu:1", "host"}, {"cpu", "host"}, "host_copy"}).ok());
   REQUIRE(rt.remove_route({"cpu:1", "host"}, {"cpu", "host"}).ok());
   REQUIRE(rt.config()->epoch() == epoch + 3);
@@ -86,8 +82,8 @@ TEST_CASE("a plan runs as prepared when only what it does not use moved", "[runt
 
 TEST_CASE("a plan whose engine was removed or registered again is refused", "[runtime][validity]") {
   Runtime rt{small_runtime()};
-  REQUIRE(rt.register_engine(cpu_engine("cpu"), 0).ok());
-  REQUIRE(rt.register_engine(cpu_engine("cpu:1"), 1).ok());
+  REQUIRE(rt.register_engine(one_thread_engine("cpu"), 0).ok());
+  REQUIRE(rt.register_engine(one_thread_engine("cpu:1"), 1).ok());
   PrepareOptions on_second;
   on_second.placement.engines = {"cpu:1"};
 
@@ -104,7 +100,7 @@ TEST_CASE("a plan whose engine was removed or registered again is refused", "[ru
   SECTION("registered again with other capabilities") {
     const PreparedProgramPtr prepared = prepare_on(rt, 3, on_second);
     const uint64_t registration = rt.config()->find_engine("cpu:1")->identity.registration;
-    REQUIRE(rt.register_engine(cpu_engine("cpu:1", /*fuse=*/false), 1).ok());
+    REQUIRE(rt.register_engine(one_thread_engine("cpu:1", /*fuse=*/false), 1).ok());
     const Error e = execute_error(rt, prepared);
     CHECK(e.code() == ErrorCode::BindingMismatch);
     CHECK_THAT(e.message(), Catch::StartsWith("the plan of program 'affine3' uses engine 'cpu:1' of registration " +
@@ -116,7 +112,7 @@ TEST_CASE("a plan whose engine was removed or registered again is refused", "[ru
   }
   SECTION("registered again, same capabilities") {
     const PreparedProgramPtr prepared = prepare_on(rt, 3, on_second);
-    REQUIRE(rt.register_engine(cpu_engine("cpu:1"), 1).ok());
+    REQUIRE(rt.register_engine(one_thread_engine("cpu:1"), 1).ok());
     CHECK(execute_error(rt, prepared).code() == ErrorCode::BindingMismatch);
   }
 }
@@ -124,8 +120,8 @@ TEST_CASE("a plan whose engine was removed or registered again is refused", "[ru
 TEST_CASE("a plan whose transfer route was removed or given another provider is refused, and a provider added at run time serves the next plan",
           "[runtime][validity]") {
   Runtime rt{small_runtime()};
-  REQUIRE(rt.register_engine(cpu_engine("cpu"), 0).ok());
-  REQUIRE(rt.register_engine(cpu_engine("cpu:1"), 1).ok());
+  REQUIRE(rt.register_engine(one_thread_engine("cpu"), 0).ok());
+  REQUIRE(rt.register_engine(one_thread_engine("cpu:1"), 1).ok());
   REQUIRE(rt.add_route(TransferRoute{{"cpu:1", "host"}, {"cpu", "host"}, "host_copy"}).ok());
   const PreparedProgramPtr prepared = prepare_on(rt, 4, {}, Endpoint{"cpu:1", "host"});
   REQUIRE(prepared->root->schedule->transfer_count() == 1);
@@ -183,10 +179,10 @@ TEST_CASE("one provider per name and per route, and a provider that cannot copy 
 
 TEST_CASE("the prepare cache's recency counts memo hits: A, B, A x1000, C evicts B", "[runtime][cache]") {
   RuntimeOptions o = small_runtime();
-  const uint64_t one = tenact::testing::affine_entry_bytes(o, cpu_engine());  // one entry with its root
+  const uint64_t one = tenact::testing::affine_entry_bytes(o, one_thread_engine());  // one entry with its root
   o.cache_byte_budget = 2 * one + one / 2;  // room for two such entries, not three
   Runtime rt{o};
-  REQUIRE(rt.register_engine(cpu_engine()).ok());
+  REQUIRE(rt.register_engine(one_thread_engine()).ok());
   const auto a = affine(0), b = affine(1), c = affine(2);
   check_affine(rt.run(a, {iota8()}).get(), 0);
   check_affine(rt.run(b, {iota8()}).get(), 1);
@@ -214,7 +210,7 @@ TEST_CASE("a runtime whose threads cannot start refuses every request with the r
   const Error why = rt.status().error();
   CHECK(why.code() == ErrorCode::LimitExceeded);
   CHECK(why.message() == "the runtime's planning threads: a worker pool of 1025 threads is over the limit of 1024");
-  CHECK(rt.register_engine(cpu_engine()).error() == why);
+  CHECK(rt.register_engine(one_thread_engine()).error() == why);
   auto out = rt.run(affine(0), {iota8()}).get();
   REQUIRE_FALSE(out.ok());
   CHECK(out.error() == why);

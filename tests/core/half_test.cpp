@@ -3,6 +3,7 @@
 // landmarks by hand.
 #include <catch2/catch.hpp>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -42,11 +43,6 @@ float f32_of(uint64_t bits) {
   float f;
   std::memcpy(&f, &b, 4);
   return f;
-}
-uint32_t bits_of(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, 4);
-  return b;
 }
 
 // Runs `convert` over one fixture list and reports every mismatch (up to a
@@ -120,7 +116,7 @@ TEST_CASE("f16 to float is exact for all 65536 bit patterns, as in NumPy", "[hal
   std::ostringstream report;
   for (uint32_t h = 0; h < 65536; ++h) {
     const auto expected = static_cast<uint32_t>(hex(list[h]));
-    const uint32_t got = bits_of(f16::from_bits(static_cast<uint16_t>(h)).to_float());
+    const uint32_t got = std::bit_cast<uint32_t>(f16::from_bits(static_cast<uint16_t>(h)).to_float());
     if (got != expected && ++mismatches <= 10)
       report << std::hex << h << ": got " << got << ", expected " << expected << std::dec << "\n";
   }
@@ -130,7 +126,7 @@ TEST_CASE("f16 to float is exact for all 65536 bit patterns, as in NumPy", "[hal
 
 TEST_CASE("bf16 to float shifts the bits into the high half", "[half]") {
   for (uint32_t h = 0; h < 65536; ++h)
-    REQUIRE(bits_of(bf16::from_bits(static_cast<uint16_t>(h)).to_float()) == (h << 16));
+    REQUIRE(std::bit_cast<uint32_t>(bf16::from_bits(static_cast<uint16_t>(h)).to_float()) == (h << 16));
 }
 
 TEST_CASE("NaN converts to a quiet NaN in f16 and bf16", "[half]") {

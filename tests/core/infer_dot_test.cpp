@@ -7,22 +7,20 @@
 #include <vector>
 
 #include "core/infer/infer.hpp"
+#include "infer_test_support.hpp"
 
 namespace {
 
 using namespace tenact;
 using namespace tenact::infer;
+using namespace tenact::infer::test_support;
 
-const char* const kOrigin = "op #0 (dot_general -> 'y')";
+const char* const kDotOrigin = "op #0 (dot_general -> 'y')";
 
-DimExpr c(int64_t v) { return DimExpr::constant(v); }
-DimExpr sym(const char* name) { return DimExpr::symbol(name); }
-ValueType t(DType dtype, std::vector<DimExpr> shape) { return {dtype, exact_shape(shape)}; }
-ValueType t(DType dtype, std::initializer_list<int64_t> shape) { return {dtype, exact_shape(shape)}; }
-
+/// One dot_general call with its own attributes and deferred-constraint list.
 struct Dot {
   std::vector<Constraint> deferred;
-  ShapeChecker checker{&deferred, kOrigin};
+  ShapeChecker checker{&deferred, kDotOrigin};
   ExtensionRegistry extensions;
   DotGeneralAttrs attrs;
 
@@ -46,32 +44,13 @@ struct Dot {
   }
 };
 
-ValueType only_result(const InferResult& r) {
-  if (!r.ok()) FAIL("unexpected error: " << r.error().to_string());
-  REQUIRE(r->size() == 1);
-  return r->front();
-}
-
-void check_type(const InferResult& r, const ValueType& expected) {
-  const ValueType actual = only_result(r);
-  INFO("actual " << actual.to_string() << ", expected " << expected.to_string());
-  CHECK(actual == expected);
-}
-
-void check_error(const InferResult& r, ErrorCode code, const std::string& needle) {
-  REQUIRE_FALSE(r.ok());
-  INFO(r.error().to_string());
-  CHECK(r.error().code() == code);
-  CHECK_THAT(r.error().message(), Catch::Matchers::Contains(needle));
-}
-
 /// The constraint states `a == b`, written either way round.
 void check_equality(const Constraint& k, const DimExpr& a, const DimExpr& b) {
   INFO("constraint " << k.lhs.to_string() << " " << to_string(k.rel) << " " << k.rhs.to_string()
                      << " (" << k.what << ")");
   CHECK(k.rel == Relation::Eq);
   CHECK(((k.lhs == a && k.rhs == b) || (k.lhs == b && k.rhs == a)));
-  CHECK(k.origin == kOrigin);
+  CHECK(k.origin == kDotOrigin);
   CHECK_FALSE(k.what.empty());
 }
 

@@ -8,48 +8,12 @@
 #include <vector>
 
 #include "core/infer/infer.hpp"
+#include "infer_test_support.hpp"
 
 namespace tenact::infer {
 namespace {
 
-DimExpr c(int64_t v) { return DimExpr::constant(v); }
-DimExpr s(const char* name) { return DimExpr::symbol(name); }
-ShapeExtent ex(DimExpr e) { return ShapeExtent::exact(std::move(e)); }
-Shape shape(std::initializer_list<DimExpr> dims) { return exact_shape(std::vector<DimExpr>(dims)); }
-ValueType vt(DType t, Shape sh) { return ValueType{t, std::move(sh)}; }
-
-/// One inference call with its own constraint sink.
-struct Harness {
-  std::vector<Constraint> deferred;
-  ShapeChecker checker{&deferred, "op #0 (test -> 'y')"};
-  ExtensionRegistry extensions;
-
-  InferResult run(OpKind kind, std::vector<ValueType> operands, OpAttrs attrs = NoAttrs{}) {
-    InferRequest request{kind, attrs, std::span<const ValueType>(operands), checker, extensions};
-    return infer_op(request);
-  }
-};
-
-/// The single result of a call that must succeed.
-ValueType only(const InferResult& r) {
-  INFO((r.ok() ? std::string{} : r.error().to_string()));
-  REQUIRE(r.ok());
-  REQUIRE(r->size() == 1);
-  return r->front();
-}
-
-void require_error(const InferResult& r, ErrorCode code, const std::string& fragment) {
-  REQUIRE_FALSE(r.ok());
-  INFO(r.error().to_string());
-  CHECK(r.error().code() == code);
-  CHECK_THAT(r.error().message(), Catch::Contains(fragment));
-}
-
-bool is_constraint(const Constraint& k, const DimExpr& a, Relation rel, const DimExpr& b) {
-  if (k.rel != rel) return false;
-  if (k.lhs == a && k.rhs == b) return true;
-  return rel == Relation::Eq && k.lhs == b && k.rhs == a;
-}
+using namespace test_support;
 
 /// Admit tables: one character per dtype in kAllDTypes order
 /// bool | i8 i16 i32 i64 | u8 u16 u32 u64 | f16 bf16 f32 f64 | c64 c128,
@@ -116,12 +80,12 @@ TEST_CASE("unary ops admit exactly the dtypes of the format's type sets", "[infe
     for (DType t : kAllDTypes) {
       Harness h;
       INFO(std::string{to_string(row.kind)} + " on " + std::string{to_string(t)});
-      auto r = h.run(row.kind, {vt(t, shape({c(2), s("B")}))});
+      auto r = h.run(row.kind, {vt(t, shape({c(2), sym("B")}))});
       if (admitted(row.admits, t)) {
-        CHECK(only(r) == vt(expected_unary_result(row.kind, t), shape({c(2), s("B")})));
+        CHECK(only_result(r) == vt(expected_unary_result(row.kind, t), shape({c(2), sym("B")})));
       } else {
-        require_error(r, ErrorCode::TypeMismatch,
-                      "operand 0 has dtype " + std::string{to_string(t)});
+        check_error(r, ErrorCode::TypeMismatch,
+                    "operand 0 has dtype " + std::string{to_string(t)});
       }
       CHECK(h.deferred.empty());
     }
@@ -133,12 +97,12 @@ TEST_CASE("binary ops admit exactly the dtypes of the format's type sets", "[inf
     for (DType t : kAllDTypes) {
       Harness h;
       INFO(std::string{to_string(row.kind)} + " on " + std::string{to_string(t)});
-      auto r = h.run(row.kind, {vt(t, shape({c(3), s("B")})), vt(t, shape({c(3), s("B")}))});
+      auto r = h.run(row.kind, {vt(t, shape({c(3), sym("B")})), vt(t, shape({c(3), sym("B")}))});
       if (admitted(row.admits, t)) {
-        CHECK(only(r) == vt(t, shape({c(3), s("B")})));
+        CHECK(only_result(r) == vt(t, shape({c(3), sym("B")})));
       } else {
-        require_error(r, ErrorCode::TypeMismatch,
-                      "operand 0 has dtype " + std::string{to_string(t)});
+        check_error(r, ErrorCode::TypeMismatch,
+                    "operand 0 has dtype " + std::string{to_string(t)});
       }
       CHECK(h.deferred.empty());
     }
@@ -147,91 +111,91 @@ TEST_CASE("binary ops admit exactly the dtypes of the format's type sets", "[inf
 
 TEST_CASE("abs of complex yields the real component type", "[infer_elementwise]") {
   Harness h;
-  CHECK(only(h.run(OpKind::Abs, {vt(DType::C64, shape({c(4)}))})) == vt(DType::F32, shape({c(4)})));
-  CHECK(only(h.run(OpKind::Abs, {vt(DType::C128, shape({}))})) == vt(DType::F64, shape({})));
+  CHECK(only_result(h.run(OpKind::Abs, {vt(DType::C64, shape({c(4)}))})) == vt(DType::F32, shape({c(4)})));
+  CHECK(only_result(h.run(OpKind::Abs, {vt(DType::C128, shape({}))})) == vt(DType::F64, shape({})));
   // conj of complex keeps the complex type.
-  CHECK(only(h.run(OpKind::Conj, {vt(DType::C64, shape({c(4)}))})) == vt(DType::C64, shape({c(4)})));
+  CHECK(only_result(h.run(OpKind::Conj, {vt(DType::C64, shape({c(4)}))})) == vt(DType::C64, shape({c(4)})));
 }
 
 TEST_CASE("unary ops keep non-exact extents", "[infer_elementwise]") {
   Harness h;
-  Shape sh{ShapeExtent::upper_bound(s("N")), ShapeExtent::unknown(), ex(c(5))};
-  CHECK(only(h.run(OpKind::Negate, {vt(DType::F32, sh)})) == vt(DType::F32, sh));
-  CHECK(only(h.run(OpKind::Not, {vt(DType::Bool, sh)})) == vt(DType::Bool, sh));
+  Shape sh{ShapeExtent::upper_bound(sym("N")), ShapeExtent::unknown(), ex(c(5))};
+  CHECK(only_result(h.run(OpKind::Negate, {vt(DType::F32, sh)})) == vt(DType::F32, sh));
+  CHECK(only_result(h.run(OpKind::Not, {vt(DType::Bool, sh)})) == vt(DType::Bool, sh));
 }
 
 TEST_CASE("unary and binary ops check their arity", "[infer_elementwise]") {
   Harness h;
   auto x = vt(DType::F32, shape({c(2)}));
-  require_error(h.run(OpKind::Negate, {}), ErrorCode::Schema, "expects 1 operand, got 0");
-  require_error(h.run(OpKind::Exponential, {x, x}), ErrorCode::Schema, "expects 1 operand, got 2");
-  require_error(h.run(OpKind::Add, {x}), ErrorCode::Schema, "expects 2 operands, got 1");
-  require_error(h.run(OpKind::Xor, {x, x, x}), ErrorCode::Schema, "expects 2 operands, got 3");
-  require_error(h.run(OpKind::Compare, {x}, CompareAttrs{}), ErrorCode::Schema,
-                "expects 2 operands, got 1");
-  require_error(h.run(OpKind::Select, {x, x}), ErrorCode::Schema, "expects 3 operands, got 2");
-  require_error(h.run(OpKind::Clamp, {x, x, x, x}), ErrorCode::Schema, "expects 3 operands, got 4");
-  require_error(h.run(OpKind::Convert, {}, ConvertAttrs{DType::I32}), ErrorCode::Schema,
-                "expects 1 operand, got 0");
+  check_error(h.run(OpKind::Negate, {}), ErrorCode::Schema, "expects 1 operand, got 0");
+  check_error(h.run(OpKind::Exponential, {x, x}), ErrorCode::Schema, "expects 1 operand, got 2");
+  check_error(h.run(OpKind::Add, {x}), ErrorCode::Schema, "expects 2 operands, got 1");
+  check_error(h.run(OpKind::Xor, {x, x, x}), ErrorCode::Schema, "expects 2 operands, got 3");
+  check_error(h.run(OpKind::Compare, {x}, CompareAttrs{}), ErrorCode::Schema,
+              "expects 2 operands, got 1");
+  check_error(h.run(OpKind::Select, {x, x}), ErrorCode::Schema, "expects 3 operands, got 2");
+  check_error(h.run(OpKind::Clamp, {x, x, x, x}), ErrorCode::Schema, "expects 3 operands, got 4");
+  check_error(h.run(OpKind::Convert, {}, ConvertAttrs{DType::I32}), ErrorCode::Schema,
+              "expects 1 operand, got 0");
 }
 
 TEST_CASE("binary operands must share one dtype", "[infer_elementwise]") {
   Harness h;
-  require_error(h.run(OpKind::Add, {vt(DType::F32, shape({c(2)})), vt(DType::F64, shape({c(2)}))}),
-                ErrorCode::TypeMismatch,
-                "operand 1 has dtype f64, expected f32 (the dtype of operand 0)");
+  check_error(h.run(OpKind::Add, {vt(DType::F32, shape({c(2)})), vt(DType::F64, shape({c(2)}))}),
+              ErrorCode::TypeMismatch,
+              "operand 1 has dtype f64, expected f32 (the dtype of operand 0)");
   // Same width, other signedness: still a mismatch (no implicit promotion).
-  require_error(
+  check_error(
       h.run(OpKind::Remainder, {vt(DType::I32, shape({c(2)})), vt(DType::U32, shape({c(2)}))}),
       ErrorCode::TypeMismatch, "operand 1 has dtype u32, expected i32");
-  require_error(h.run(OpKind::And, {vt(DType::Bool, shape({})), vt(DType::U8, shape({}))}),
-                ErrorCode::TypeMismatch, "operand 1 has dtype u8, expected bool");
+  check_error(h.run(OpKind::And, {vt(DType::Bool, shape({})), vt(DType::U8, shape({}))}),
+              ErrorCode::TypeMismatch, "operand 1 has dtype u8, expected bool");
 }
 
 TEST_CASE("binary shapes agree axis by axis without broadcasting", "[infer_elementwise]") {
   SECTION("equal symbolic extents: no constraint") {
     Harness h;
-    auto x = vt(DType::F32, shape({s("B"), c(4)}));
-    CHECK(only(h.run(OpKind::Add, {x, x})) == x);
+    auto x = vt(DType::F32, shape({sym("B"), c(4)}));
+    CHECK(only_result(h.run(OpKind::Add, {x, x})) == x);
     CHECK(h.deferred.empty());
   }
   SECTION("equal expressions in different spellings: no constraint") {
     Harness h;
-    auto a = vt(DType::I32, shape({s("B") * c(2)}));
-    auto b = vt(DType::I32, shape({s("B") + s("B")}));
-    CHECK(only(h.run(OpKind::Multiply, {a, b})).shape.size() == 1);
+    auto a = vt(DType::I32, shape({sym("B") * c(2)}));
+    auto b = vt(DType::I32, shape({sym("B") + sym("B")}));
+    CHECK(only_result(h.run(OpKind::Multiply, {a, b})).shape.size() == 1);
     CHECK(h.deferred.empty());
   }
   SECTION("a symbol against a constant: deferred equality") {
     Harness h;
-    auto r = only(h.run(OpKind::Add, {vt(DType::F32, shape({s("B")})), vt(DType::F32, shape({c(4)}))}));
+    auto r = only_result(h.run(OpKind::Add, {vt(DType::F32, shape({sym("B")})), vt(DType::F32, shape({c(4)}))}));
     CHECK(r.dtype == DType::F32);
     // Either extent is right: signature time enforces B == 4.
-    CHECK((r.shape == shape({s("B")}) || r.shape == shape({c(4)})));
+    CHECK((r.shape == shape({sym("B")}) || r.shape == shape({c(4)})));
     REQUIRE(h.deferred.size() == 1);
-    CHECK(is_constraint(h.deferred[0], s("B"), Relation::Eq, c(4)));
-    CHECK(h.deferred[0].origin == "op #0 (test -> 'y')");
+    CHECK(is_constraint(h.deferred[0], sym("B"), Relation::Eq, c(4)));
+    CHECK(h.deferred[0].origin == kOrigin);
   }
   SECTION("two different constants: error") {
     Harness h;
-    require_error(
+    check_error(
         h.run(OpKind::Subtract, {vt(DType::F32, shape({c(2), c(3)})), vt(DType::F32, shape({c(2), c(4)}))}),
         ErrorCode::ShapeMismatch, "operand 1 axis 1");
     CHECK(h.deferred.empty());
   }
   SECTION("rank mismatch: error, even against a scalar") {
     Harness h;
-    require_error(h.run(OpKind::Add, {vt(DType::F32, shape({c(3)})), vt(DType::F32, shape({c(3), c(1)}))}),
-                  ErrorCode::ShapeMismatch, "rank");
-    require_error(h.run(OpKind::Maximum, {vt(DType::F32, shape({c(3)})), vt(DType::F32, shape({}))}),
-                  ErrorCode::ShapeMismatch, "rank");
+    check_error(h.run(OpKind::Add, {vt(DType::F32, shape({c(3)})), vt(DType::F32, shape({c(3), c(1)}))}),
+                ErrorCode::ShapeMismatch, "rank");
+    check_error(h.run(OpKind::Maximum, {vt(DType::F32, shape({c(3)})), vt(DType::F32, shape({}))}),
+                ErrorCode::ShapeMismatch, "rank");
   }
   SECTION("an upper-bound extent is kept and checked at run time") {
     Harness h;
-    Shape bounded{ShapeExtent::upper_bound(s("N"))};
-    auto r = only(h.run(OpKind::Add, {vt(DType::F32, bounded), vt(DType::F32, shape({s("N")}))}));
+    Shape bounded{ShapeExtent::upper_bound(sym("N"))};
+    auto r = only_result(h.run(OpKind::Add, {vt(DType::F32, bounded), vt(DType::F32, shape({sym("N")}))}));
     CHECK(r == vt(DType::F32, bounded));
-    auto r2 = only(h.run(OpKind::Add, {vt(DType::F32, shape({s("N")})), vt(DType::F32, bounded)}));
+    auto r2 = only_result(h.run(OpKind::Add, {vt(DType::F32, shape({sym("N")})), vt(DType::F32, bounded)}));
     CHECK(r2 == vt(DType::F32, bounded));
     CHECK(h.deferred.empty());
   }
@@ -245,23 +209,23 @@ TEST_CASE("compare takes any dtype and yields bool of the operands' shape", "[in
     for (auto d : directions) {
       Harness h;
       INFO(to_string(t));
-      auto x = vt(t, shape({s("B"), c(3)}));
-      CHECK(only(h.run(OpKind::Compare, {x, x}, CompareAttrs{d})) ==
-            vt(DType::Bool, shape({s("B"), c(3)})));
+      auto x = vt(t, shape({sym("B"), c(3)}));
+      CHECK(only_result(h.run(OpKind::Compare, {x, x}, CompareAttrs{d})) ==
+            vt(DType::Bool, shape({sym("B"), c(3)})));
     }
   }
   Harness h;
-  require_error(h.run(OpKind::Compare, {vt(DType::I8, shape({c(3)})), vt(DType::I16, shape({c(3)}))},
-                      CompareAttrs{CompareDirection::LT}),
-                ErrorCode::TypeMismatch, "operand 1 has dtype i16, expected i8 (the dtype of operand 0)");
-  require_error(h.run(OpKind::Compare, {vt(DType::I8, shape({c(3)})), vt(DType::I8, shape({c(2)}))},
-                      CompareAttrs{}),
-                ErrorCode::ShapeMismatch, "operand 1 axis 0");
-  auto r = only(h.run(OpKind::Compare, {vt(DType::F16, shape({s("B")})), vt(DType::F16, shape({c(7)}))},
-                      CompareAttrs{CompareDirection::NE}));
+  check_error(h.run(OpKind::Compare, {vt(DType::I8, shape({c(3)})), vt(DType::I16, shape({c(3)}))},
+                    CompareAttrs{CompareDirection::LT}),
+              ErrorCode::TypeMismatch, "operand 1 has dtype i16, expected i8 (the dtype of operand 0)");
+  check_error(h.run(OpKind::Compare, {vt(DType::I8, shape({c(3)})), vt(DType::I8, shape({c(2)}))},
+                    CompareAttrs{}),
+              ErrorCode::ShapeMismatch, "operand 1 axis 0");
+  auto r = only_result(h.run(OpKind::Compare, {vt(DType::F16, shape({sym("B")})), vt(DType::F16, shape({c(7)}))},
+                             CompareAttrs{CompareDirection::NE}));
   CHECK(r.dtype == DType::Bool);
   REQUIRE(h.deferred.size() == 1);
-  CHECK(is_constraint(h.deferred[0], s("B"), Relation::Eq, c(7)));
+  CHECK(is_constraint(h.deferred[0], sym("B"), Relation::Eq, c(7)));
 }
 
 TEST_CASE("select takes a bool pred of the operands' shape or a scalar", "[infer_elementwise]") {
@@ -269,9 +233,9 @@ TEST_CASE("select takes a bool pred of the operands' shape or a scalar", "[infer
     for (DType t : kAllDTypes) {
       Harness h;
       INFO(to_string(t));
-      auto x = vt(t, shape({c(2), s("B")}));
-      CHECK(only(h.run(OpKind::Select, {vt(DType::Bool, shape({c(2), s("B")})), x, x})) == x);
-      CHECK(only(h.run(OpKind::Select, {vt(DType::Bool, shape({})), x, x})) == x);
+      auto x = vt(t, shape({c(2), sym("B")}));
+      CHECK(only_result(h.run(OpKind::Select, {vt(DType::Bool, shape({c(2), sym("B")})), x, x})) == x);
+      CHECK(only_result(h.run(OpKind::Select, {vt(DType::Bool, shape({})), x, x})) == x);
       CHECK(h.deferred.empty());
     }
   }
@@ -280,41 +244,41 @@ TEST_CASE("select takes a bool pred of the operands' shape or a scalar", "[infer
       if (t == DType::Bool) continue;
       Harness h;
       auto x = vt(DType::F32, shape({c(2)}));
-      require_error(h.run(OpKind::Select, {vt(t, shape({c(2)})), x, x}), ErrorCode::TypeMismatch,
-                    "operand 0 (pred) has dtype " + std::string{to_string(t)} + ", expected bool");
+      check_error(h.run(OpKind::Select, {vt(t, shape({c(2)})), x, x}), ErrorCode::TypeMismatch,
+                  "operand 0 (pred) has dtype " + std::string{to_string(t)} + ", expected bool");
     }
   }
   SECTION("on_true and on_false of different dtypes") {
     Harness h;
-    require_error(h.run(OpKind::Select, {vt(DType::Bool, shape({})), vt(DType::F32, shape({c(2)})),
-                                         vt(DType::F64, shape({c(2)}))}),
-                  ErrorCode::TypeMismatch, "operand 2 has dtype f64, expected f32 (the dtype of operand 1)");
+    check_error(h.run(OpKind::Select, {vt(DType::Bool, shape({})), vt(DType::F32, shape({c(2)})),
+                                       vt(DType::F64, shape({c(2)}))}),
+                ErrorCode::TypeMismatch, "operand 2 has dtype f64, expected f32 (the dtype of operand 1)");
   }
   SECTION("on_true and on_false of different shapes") {
     Harness h;
-    require_error(h.run(OpKind::Select, {vt(DType::Bool, shape({})), vt(DType::F32, shape({c(2)})),
-                                         vt(DType::F32, shape({c(3)}))}),
-                  ErrorCode::ShapeMismatch, "operand 2 axis 0");
+    check_error(h.run(OpKind::Select, {vt(DType::Bool, shape({})), vt(DType::F32, shape({c(2)})),
+                                       vt(DType::F32, shape({c(3)}))}),
+                ErrorCode::ShapeMismatch, "operand 2 axis 0");
     // A scalar on_true is not broadcast.
-    require_error(h.run(OpKind::Select, {vt(DType::Bool, shape({})), vt(DType::F32, shape({})),
-                                         vt(DType::F32, shape({c(3)}))}),
-                  ErrorCode::ShapeMismatch, "rank");
+    check_error(h.run(OpKind::Select, {vt(DType::Bool, shape({})), vt(DType::F32, shape({})),
+                                       vt(DType::F32, shape({c(3)}))}),
+                ErrorCode::ShapeMismatch, "rank");
   }
   SECTION("pred of another shape") {
     Harness h;
     auto x = vt(DType::I32, shape({c(2), c(3)}));
-    require_error(h.run(OpKind::Select, {vt(DType::Bool, shape({c(3), c(2)})), x, x}),
-                  ErrorCode::ShapeMismatch, "operand 0 axis 0");
-    require_error(h.run(OpKind::Select, {vt(DType::Bool, shape({c(2)})), x, x}),
-                  ErrorCode::ShapeMismatch, "rank");
+    check_error(h.run(OpKind::Select, {vt(DType::Bool, shape({c(3), c(2)})), x, x}),
+                ErrorCode::ShapeMismatch, "operand 0 axis 0");
+    check_error(h.run(OpKind::Select, {vt(DType::Bool, shape({c(2)})), x, x}),
+                ErrorCode::ShapeMismatch, "rank");
   }
   SECTION("symbolic pred against constant operands: deferred") {
     Harness h;
     auto x = vt(DType::I32, shape({c(4)}));
-    auto r = only(h.run(OpKind::Select, {vt(DType::Bool, shape({s("B")})), x, x}));
+    auto r = only_result(h.run(OpKind::Select, {vt(DType::Bool, shape({sym("B")})), x, x}));
     CHECK(r.dtype == DType::I32);
     REQUIRE(h.deferred.size() == 1);
-    CHECK(is_constraint(h.deferred[0], s("B"), Relation::Eq, c(4)));
+    CHECK(is_constraint(h.deferred[0], sym("B"), Relation::Eq, c(4)));
   }
 }
 
@@ -324,48 +288,48 @@ TEST_CASE("clamp takes min and max of the operand's dtype, scalar or same shape"
     for (DType t : kAllDTypes) {
       Harness h;
       INFO(to_string(t));
-      auto x = vt(t, shape({s("B"), c(3)}));
+      auto x = vt(t, shape({sym("B"), c(3)}));
       auto scalar = vt(t, shape({}));
-      CHECK(only(h.run(OpKind::Clamp, {scalar, x, scalar})) == x);
-      CHECK(only(h.run(OpKind::Clamp, {x, x, x})) == x);
-      CHECK(only(h.run(OpKind::Clamp, {x, x, scalar})) == x);
-      CHECK(only(h.run(OpKind::Clamp, {scalar, x, x})) == x);
+      CHECK(only_result(h.run(OpKind::Clamp, {scalar, x, scalar})) == x);
+      CHECK(only_result(h.run(OpKind::Clamp, {x, x, x})) == x);
+      CHECK(only_result(h.run(OpKind::Clamp, {x, x, scalar})) == x);
+      CHECK(only_result(h.run(OpKind::Clamp, {scalar, x, x})) == x);
       CHECK(h.deferred.empty());
     }
   }
   SECTION("min or max of another dtype") {
     Harness h;
     auto x = vt(DType::F32, shape({c(3)}));
-    require_error(h.run(OpKind::Clamp, {vt(DType::F64, shape({})), x, x}), ErrorCode::TypeMismatch,
-                  "operand 0 has dtype f64, expected f32 (the dtype of operand 1)");
-    require_error(h.run(OpKind::Clamp, {x, x, vt(DType::I32, shape({}))}), ErrorCode::TypeMismatch,
-                  "operand 2 has dtype i32, expected f32 (the dtype of operand 1)");
+    check_error(h.run(OpKind::Clamp, {vt(DType::F64, shape({})), x, x}), ErrorCode::TypeMismatch,
+                "operand 0 has dtype f64, expected f32 (the dtype of operand 1)");
+    check_error(h.run(OpKind::Clamp, {x, x, vt(DType::I32, shape({}))}), ErrorCode::TypeMismatch,
+                "operand 2 has dtype i32, expected f32 (the dtype of operand 1)");
   }
   SECTION("min or max of another shape") {
     Harness h;
     auto x = vt(DType::F32, shape({c(3)}));
-    require_error(h.run(OpKind::Clamp, {vt(DType::F32, shape({c(2)})), x, x}),
-                  ErrorCode::ShapeMismatch, "operand 0 axis 0");
-    require_error(h.run(OpKind::Clamp, {x, x, vt(DType::F32, shape({c(3), c(1)}))}),
-                  ErrorCode::ShapeMismatch, "rank");
+    check_error(h.run(OpKind::Clamp, {vt(DType::F32, shape({c(2)})), x, x}),
+                ErrorCode::ShapeMismatch, "operand 0 axis 0");
+    check_error(h.run(OpKind::Clamp, {x, x, vt(DType::F32, shape({c(3), c(1)}))}),
+                ErrorCode::ShapeMismatch, "rank");
   }
   SECTION("symbolic min against a constant operand: deferred") {
     Harness h;
     auto x = vt(DType::U8, shape({c(5)}));
-    auto r = only(h.run(OpKind::Clamp, {vt(DType::U8, shape({s("M")})), x, vt(DType::U8, shape({}))}));
+    auto r = only_result(h.run(OpKind::Clamp, {vt(DType::U8, shape({sym("M")})), x, vt(DType::U8, shape({}))}));
     CHECK(r.dtype == DType::U8);
     REQUIRE(h.deferred.size() == 1);
-    CHECK(is_constraint(h.deferred[0], s("M"), Relation::Eq, c(5)));
+    CHECK(is_constraint(h.deferred[0], sym("M"), Relation::Eq, c(5)));
   }
 }
 
 TEST_CASE("convert maps any dtype to any dtype and keeps the shape", "[infer_elementwise]") {
-  Shape sh{ex(s("B")), ShapeExtent::upper_bound(c(8)), ex(c(0))};
+  Shape sh{ex(sym("B")), ShapeExtent::upper_bound(c(8)), ex(c(0))};
   for (DType from : kAllDTypes) {
     for (DType to : kAllDTypes) {
       Harness h;
       INFO(std::string{to_string(from)} + " -> " + std::string{to_string(to)});
-      CHECK(only(h.run(OpKind::Convert, {vt(from, sh)}, ConvertAttrs{to})) == vt(to, sh));
+      CHECK(only_result(h.run(OpKind::Convert, {vt(from, sh)}, ConvertAttrs{to})) == vt(to, sh));
     }
   }
 }

@@ -15,11 +15,6 @@ using namespace tenact;
 using namespace tenact::infer;
 using namespace tenact::infer::test_support;
 
-DimExpr ex(const char* text) {
-  auto parsed = DimExpr::parse(text);
-  REQUIRE(parsed.ok());
-  return *parsed;
-}
 ValueType scalar(DType dtype) { return {dtype, {}}; }
 
 SliceAttrs slice_attrs(std::vector<DimExpr> start, std::vector<DimExpr> limit,
@@ -81,14 +76,14 @@ TEST_CASE("slice on a symbolic axis defers what depends on the symbol", "[infer_
   SECTION("start 1, limit B on a B axis gives B - 1 and defers 1 <= B") {
     check_type(infer(OpKind::Slice, slice_attrs({c(1), c(0)}, {sym("B"), c(4)}, {1, 1}),
                      {t(DType::F32, {sym("B"), c(4)})}),
-               t(DType::F32, {ex("B - 1"), c(4)}));
+               t(DType::F32, {expr("B - 1"), c(4)}));
     REQUIRE(infer.deferred.size() == 1);
     check_constraint(infer.deferred[0], c(1), Relation::Le, sym("B"));
   }
   SECTION("a stride of 2 over B elements keeps (B + 1) // 2") {
     check_type(infer(OpKind::Slice, slice_attrs({c(0)}, {sym("B")}, {2}),
                      {t(DType::F32, {sym("B")})}),
-               t(DType::F32, {ex("(B + 1) // 2")}));
+               t(DType::F32, {expr("(B + 1) // 2")}));
     CHECK(infer.deferred.empty());
   }
   SECTION("a limit on an upper-bound axis is left to run time") {
@@ -115,7 +110,7 @@ TEST_CASE("slice rejects bad indices, strides and arity", "[infer_indexing]") {
                 ErrorCode::ShapeMismatch, "limit_indices[1]");
   }
   SECTION("limit past a symbolic axis for every B (B + 1 > B)") {
-    check_error(infer(OpKind::Slice, slice_attrs({c(0)}, {ex("B + 1")}, {1}),
+    check_error(infer(OpKind::Slice, slice_attrs({c(0)}, {expr("B + 1")}, {1}),
                       {t(DType::F32, {sym("B")})}),
                 ErrorCode::ShapeMismatch, "limit_indices[0]");
   }
@@ -299,20 +294,20 @@ TEST_CASE("pad of a symbolic axis", "[infer_indexing]") {
   SECTION("low 1, high 2, interior 1 on B gives B + max(B - 1, 0) + 3") {
     check_type(infer(OpKind::Pad, pad_attrs({c(1)}, {c(2)}, {c(1)}),
                      {t(DType::F32, {sym("B")}), scalar(DType::F32)}),
-               t(DType::F32, {ex("B + max(B - 1, 0) + 3")}));
+               t(DType::F32, {expr("B + max(B - 1, 0) + 3")}));
     CHECK(infer.deferred.empty());
   }
   SECTION("low -1 on B gives B - 1 and defers B - 1 >= 0") {
     check_type(infer(OpKind::Pad, pad_attrs({c(-1)}, {c(0)}, {c(0)}),
                      {t(DType::F32, {sym("B")}), scalar(DType::F32)}),
-               t(DType::F32, {ex("B - 1")}));
+               t(DType::F32, {expr("B - 1")}));
     REQUIRE(infer.deferred.size() == 1);
-    check_constraint(infer.deferred[0], ex("B - 1"), Relation::Ge, c(0));
+    check_constraint(infer.deferred[0], expr("B - 1"), Relation::Ge, c(0));
   }
   SECTION("symbolic padding amounts") {
     check_type(infer(OpKind::Pad, pad_attrs({sym("P")}, {sym("P")}, {c(0)}),
                      {t(DType::F32, {c(4)}), scalar(DType::F32)}),
-               t(DType::F32, {ex("2 * P + 4")}));
+               t(DType::F32, {expr("2 * P + 4")}));
     CHECK(infer.deferred.empty());
   }
   SECTION("an upper-bound axis gives an upper bound") {
@@ -320,7 +315,7 @@ TEST_CASE("pad of a symbolic axis", "[infer_indexing]") {
     const ValueType r = only_result(
         infer(OpKind::Pad, pad_attrs({c(1)}, {c(1)}, {c(0)}), {x, scalar(DType::F32)}));
     REQUIRE(r.shape.size() == 1);
-    CHECK(r.shape[0] == ShapeExtent::upper_bound(ex("N + 2")));
+    CHECK(r.shape[0] == ShapeExtent::upper_bound(expr("N + 2")));
   }
 }
 
@@ -379,7 +374,7 @@ TEST_CASE("concatenate sums the extents along dimension", "[infer_indexing]") {
     a.dimension = 0;
     check_type(infer(OpKind::Concatenate, a,
                      {t(DType::F32, {sym("B"), c(4)}), t(DType::F32, {sym("T"), c(4)})}),
-               t(DType::F32, {ex("B + T"), c(4)}));
+               t(DType::F32, {expr("B + T"), c(4)}));
     CHECK(infer.deferred.empty());
   }
   SECTION("symbolic extents off the axis defer their equality") {
@@ -395,7 +390,7 @@ TEST_CASE("concatenate sums the extents along dimension", "[infer_indexing]") {
     ValueType bounded{DType::F32, {ShapeExtent::upper_bound(sym("N")), ShapeExtent::exact(c(4))}};
     const ValueType r = only_result(infer(OpKind::Concatenate, a, {bounded, t(DType::F32, {3, 4})}));
     REQUIRE(r.shape.size() == 2);
-    CHECK(r.shape[0] == ShapeExtent::upper_bound(ex("N + 3")));
+    CHECK(r.shape[0] == ShapeExtent::upper_bound(expr("N + 3")));
     CHECK(r.shape[1] == ShapeExtent::exact(c(4)));
   }
   SECTION("an unknown extent along the axis makes the sum unknown") {

@@ -7,18 +7,17 @@
 #include <vector>
 
 #include "core/infer/infer.hpp"
+#include "infer_test_support.hpp"
 
 namespace tenact::infer {
 namespace {
 
-DimExpr c(int64_t v) { return DimExpr::constant(v); }
-DimExpr s(const char* name) { return DimExpr::symbol(name); }
-Shape shape(std::initializer_list<DimExpr> dims) { return exact_shape(std::vector<DimExpr>(dims)); }
-ValueType vt(DType t, Shape sh) { return ValueType{t, std::move(sh)}; }
+using namespace test_support;
 
-struct Harness {
+/// One reduction over `dimensions` with its own deferred-constraint list.
+struct ReduceHarness {
   std::vector<Constraint> deferred;
-  ShapeChecker checker{&deferred, "op #0 (test -> 'y')"};
+  ShapeChecker checker{&deferred, kOrigin};
   ExtensionRegistry extensions;
 
   InferResult run(OpKind kind, std::vector<ValueType> operands, std::vector<int64_t> dimensions) {
@@ -28,44 +27,30 @@ struct Harness {
   }
 };
 
-ValueType only(const InferResult& r) {
-  INFO((r.ok() ? std::string{} : r.error().to_string()));
-  REQUIRE(r.ok());
-  REQUIRE(r->size() == 1);
-  return r->front();
-}
-
-void require_error(const InferResult& r, ErrorCode code, const std::string& fragment) {
-  REQUIRE_FALSE(r.ok());
-  INFO(r.error().to_string());
-  CHECK(r.error().code() == code);
-  CHECK_THAT(r.error().message(), Catch::Contains(fragment));
-}
-
 const OpKind kReductions[] = {OpKind::ReduceSum, OpKind::ReduceSumSquares, OpKind::ReduceProd,
                               OpKind::ReduceMax, OpKind::ReduceMin};
 
 TEST_CASE("reductions drop the reduced axes and keep the others in order", "[infer_reduction]") {
   for (OpKind kind : kReductions) {
-    Harness h;
+    ReduceHarness h;
     INFO(to_string(kind));
-    auto x = vt(DType::F32, shape({c(2), s("B"), c(4)}));
-    CHECK(only(h.run(kind, {x}, {1})) == vt(DType::F32, shape({c(2), c(4)})));
-    CHECK(only(h.run(kind, {x}, {0, 2})) == vt(DType::F32, shape({s("B")})));
-    CHECK(only(h.run(kind, {x}, {2, 0})) == vt(DType::F32, shape({s("B")})));
-    CHECK(only(h.run(kind, {x}, {0, 1, 2})) == vt(DType::F32, shape({})));
-    CHECK(only(h.run(kind, {x}, {})) == x);
-    CHECK(only(h.run(kind, {vt(DType::F32, shape({}))}, {})) == vt(DType::F32, shape({})));
+    auto x = vt(DType::F32, shape({c(2), sym("B"), c(4)}));
+    CHECK(only_result(h.run(kind, {x}, {1})) == vt(DType::F32, shape({c(2), c(4)})));
+    CHECK(only_result(h.run(kind, {x}, {0, 2})) == vt(DType::F32, shape({sym("B")})));
+    CHECK(only_result(h.run(kind, {x}, {2, 0})) == vt(DType::F32, shape({sym("B")})));
+    CHECK(only_result(h.run(kind, {x}, {0, 1, 2})) == vt(DType::F32, shape({})));
+    CHECK(only_result(h.run(kind, {x}, {})) == x);
+    CHECK(only_result(h.run(kind, {vt(DType::F32, shape({}))}, {})) == vt(DType::F32, shape({})));
     CHECK(h.deferred.empty());
   }
 }
 
 TEST_CASE("reductions keep non-exact extents of the kept axes", "[infer_reduction]") {
-  Harness h;
-  Shape in{ShapeExtent::upper_bound(s("N")), ShapeExtent::exact(c(3)), ShapeExtent::unknown()};
-  CHECK(only(h.run(OpKind::ReduceSum, {vt(DType::I32, in)}, {1})) ==
-        vt(DType::I32, Shape{ShapeExtent::upper_bound(s("N")), ShapeExtent::unknown()}));
-  CHECK(only(h.run(OpKind::ReduceMax, {vt(DType::I32, in)}, {0, 2})) == vt(DType::I32, shape({c(3)})));
+  ReduceHarness h;
+  Shape in{ShapeExtent::upper_bound(sym("N")), ShapeExtent::exact(c(3)), ShapeExtent::unknown()};
+  CHECK(only_result(h.run(OpKind::ReduceSum, {vt(DType::I32, in)}, {1})) ==
+        vt(DType::I32, Shape{ShapeExtent::upper_bound(sym("N")), ShapeExtent::unknown()}));
+  CHECK(only_result(h.run(OpKind::ReduceMax, {vt(DType::I32, in)}, {0, 2})) == vt(DType::I32, shape({c(3)})));
 }
 
 TEST_CASE("reductions admit the format's dtypes with its result dtypes", "[infer_reduction]") {
@@ -74,8 +59,8 @@ TEST_CASE("reductions admit the format's dtypes with its result dtypes", "[infer
   for (DType t : kAllDTypes) {
     INFO(to_string(t));
     for (OpKind kind : {OpKind::ReduceSum, OpKind::ReduceProd, OpKind::ReduceMax, OpKind::ReduceMin}) {
-      Harness h;
-      CHECK(only(h.run(kind, {vt(t, shape({c(3), c(5)}))}, {0})) == vt(t, shape({c(5)})));
+      ReduceHarness h;
+      CHECK(only_result(h.run(kind, {vt(t, shape({c(3), c(5)}))}, {0})) == vt(t, shape({c(5)})));
     }
   }
   const struct {
@@ -91,42 +76,42 @@ TEST_CASE("reductions admit the format's dtypes with its result dtypes", "[infer
   };
   static_assert(sizeof(sum_squares) / sizeof(sum_squares[0]) == kDTypeCount);
   for (const auto& row : sum_squares) {
-    Harness h;
+    ReduceHarness h;
     INFO(to_string(row.operand));
     auto r = h.run(OpKind::ReduceSumSquares, {vt(row.operand, shape({c(3), c(5)}))}, {1});
     if (row.admitted)
-      CHECK(only(r) == vt(row.result, shape({c(3)})));
+      CHECK(only_result(r) == vt(row.result, shape({c(3)})));
     else
-      require_error(r, ErrorCode::TypeMismatch, "operand 0 has dtype bool");
+      check_error(r, ErrorCode::TypeMismatch, "operand 0 has dtype bool");
   }
 }
 
 TEST_CASE("reductions reject dimensions out of range or repeated", "[infer_reduction]") {
   for (OpKind kind : kReductions) {
-    Harness h;
+    ReduceHarness h;
     INFO(to_string(kind));
     auto x = vt(DType::F32, shape({c(2), c(3), c(4)}));
-    require_error(h.run(kind, {x}, {3}), ErrorCode::InvalidAttribute,
-                  "dimensions: dimension 3 is out of range for rank 3");
-    require_error(h.run(kind, {x}, {-1}), ErrorCode::InvalidAttribute, "dimension -1 is out of range");
-    require_error(h.run(kind, {x}, {1, 0, 1}), ErrorCode::InvalidAttribute,
-                  "dimension 1 appears more than once");
-    require_error(h.run(kind, {vt(DType::F32, shape({}))}, {0}), ErrorCode::InvalidAttribute,
-                  "out of range for rank 0");
+    check_error(h.run(kind, {x}, {3}), ErrorCode::InvalidAttribute,
+                "dimensions: dimension 3 is out of range for rank 3");
+    check_error(h.run(kind, {x}, {-1}), ErrorCode::InvalidAttribute, "dimension -1 is out of range");
+    check_error(h.run(kind, {x}, {1, 0, 1}), ErrorCode::InvalidAttribute,
+                "dimension 1 appears more than once");
+    check_error(h.run(kind, {vt(DType::F32, shape({}))}, {0}), ErrorCode::InvalidAttribute,
+                "out of range for rank 0");
   }
 }
 
 TEST_CASE("reductions take exactly one operand", "[infer_reduction]") {
   for (OpKind kind : kReductions) {
-    Harness h;
+    ReduceHarness h;
     auto x = vt(DType::F32, shape({c(2)}));
-    require_error(h.run(kind, {}, {}), ErrorCode::Schema, "expects 1 operand, got 0");
-    require_error(h.run(kind, {x, x}, {0}), ErrorCode::Schema, "expects 1 operand, got 2");
+    check_error(h.run(kind, {}, {}), ErrorCode::Schema, "expects 1 operand, got 0");
+    check_error(h.run(kind, {x, x}, {0}), ErrorCode::Schema, "expects 1 operand, got 2");
   }
 }
 
 TEST_CASE("reduction inference refuses ops of other families", "[infer_reduction]") {
-  Harness h;
+  ReduceHarness h;
   std::vector<ValueType> operands{vt(DType::F32, shape({c(2)}))};
   OpAttrs attrs = ReduceAttrs{{0}};
   InferRequest request{OpKind::Reverse, attrs, std::span<const ValueType>(operands), h.checker,

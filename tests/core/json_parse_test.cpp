@@ -52,7 +52,7 @@ void check_same_as_nlohmann(const std::string& text) {
   CHECK(ours->dump() == theirs.dump());
 }
 
-Error error_of(const std::string& text) {
+Error parse_error_of(const std::string& text) {
   auto r = json_io::parse_json(text, "doc");
   INFO("document: " << text.substr(0, 300));
   REQUIRE_FALSE(r.ok());
@@ -190,7 +190,7 @@ TEST_CASE("parse_json refuses a duplicate key at every depth", "[json_parse]") {
       R"({"k": 1, "k": 2, ,})",  // found before the syntax error after it
   };
   for (const std::string& doc : docs) {
-    const Error e = error_of(doc);
+    const Error e = parse_error_of(doc);
     CHECK(e.code() == ErrorCode::Parse);
     CHECK(e.message() == expected);
   }
@@ -214,7 +214,7 @@ TEST_CASE("parse_json accepts 64 levels of nesting and refuses 65", "[json_parse
   // The 65th opening bracket is named by its byte position.
   const std::string over = nested(limit, "{}");
   const size_t at = over.find("{}");
-  const Error e = error_of(over);
+  const Error e = parse_error_of(over);
   CHECK(e.code() == ErrorCode::LimitExceeded);
   CHECK(e.message() == "doc: JSON nesting deeper than 64 levels at byte " + std::to_string(at));
 
@@ -227,18 +227,18 @@ TEST_CASE("parse_json accepts 64 levels of nesting and refuses 65", "[json_parse
 }
 
 TEST_CASE("parse_json keeps nlohmann's messages for syntax errors and overflow", "[json_parse]") {
-  Error e = error_of("[1, 2,]");
+  Error e = parse_error_of("[1, 2,]");
   CHECK(e.code() == ErrorCode::Parse);
   CHECK(e.message() ==
         "doc: JSON syntax error at byte 7: parse error at line 1, column 7: syntax error while parsing value - "
         "unexpected ']'; expected '[', '{', or a literal");
-  e = error_of("{} x");
+  e = parse_error_of("{} x");
   CHECK_THAT(e.message(), Catch::StartsWith("doc: JSON syntax error at byte 4: "));
-  e = error_of("[1e999]");
+  e = parse_error_of("[1e999]");
   CHECK(e.code() == ErrorCode::Parse);
   CHECK(e.message() == "doc: JSON could not be parsed: number overflow parsing '1e999'");
-  CHECK(error_of("").code() == ErrorCode::Parse);
-  CHECK(error_of("\"\xff\"").code() == ErrorCode::Parse);
+  CHECK(parse_error_of("").code() == ErrorCode::Parse);
+  CHECK(parse_error_of("\"\xff\"").code() == ErrorCode::Parse);
 }
 
 TEST_CASE("parse_json loads an array of 200k empty objects", "[json_parse]") {
@@ -259,7 +259,7 @@ TEST_CASE("parse_json loads an array of 200k empty objects", "[json_parse]") {
   auto object = json_io::parse_json(members, "doc");
   REQUIRE(object.ok());
   CHECK(object->size() == n);
-  CHECK(error_of(members.substr(0, members.size() - 1) + ",\"123456\":{}}").message() ==
+  CHECK(parse_error_of(members.substr(0, members.size() - 1) + ",\"123456\":{}}").message() ==
         "doc: duplicate key '123456' in a JSON object");
 }
 

@@ -9,30 +9,23 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "core/tensor_io.hpp"
+#include "file_test_support.hpp"
 
 using namespace tenact;
 namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kDataDir = std::string(TENACT_TEST_DATA_DIR) + "/npy";
+using tenact::testing::slurp;
+using tenact::testing::TempDir;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in.good());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+const std::string kDataDir = std::string(TENACT_TEST_DATA_DIR) + "/npy";
 
 std::string to_hex(const void* data, size_t n) {
   static const char* digits = "0123456789abcdef";
@@ -82,19 +75,6 @@ Error npy_error(const std::string& image) {
   REQUIRE_FALSE(r.ok());
   return r.error();
 }
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "tenact_npy_XXXXXX").string();
-    REQUIRE(mkdtemp(templ.data()) != nullptr);
-    path = templ;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 }  // namespace
 

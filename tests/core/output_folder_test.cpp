@@ -3,42 +3,21 @@
 // left behind after a failure or an early return.
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 
 #include "core/output_folder.hpp"
+#include "file_test_support.hpp"
 
 using namespace tenact;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("tenact_output_folder_" + std::to_string(::getpid()) + "_" +
-                                        std::to_string(counter()++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  static int& counter() {
-    static int n = 0;
-    return n;
-  }
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using tenact::testing::slurp;
+using tenact::testing::TempDir;
 
 std::set<std::string> entries(const fs::path& dir) {
   std::set<std::string> out;

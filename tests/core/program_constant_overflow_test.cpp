@@ -14,12 +14,15 @@
 
 #include "core/builder.hpp"
 #include "core/program_json.hpp"
+#include "program_test_support.hpp"
 
 using namespace tenact;
 
 namespace {
 
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+using tenact::testing::load_error;
+
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
 // Each overflows by constant arithmetic alone; `at` is where.
 struct Overflowing {
@@ -40,14 +43,6 @@ std::string program_with(const std::string& op, const std::string& extra_input =
   return R"({"format": "tenact.program/1", "inputs": [{"name": "x", "dtype": "f32", "shape": ["B"]})" +
          extra_input + "]," + guards + R"( "ops": [{"op": "negate", "in": ["x"], "out": "n"}, )" +
          op + R"(], "outputs": ["n"]})";
-}
-
-Error load_error(const std::string& text) {
-  auto r = load_program(text);
-  INFO(text);
-  REQUIRE_FALSE(r.ok());
-  INFO(r.error().to_string());
-  return r.error();
 }
 
 Error build_error(const ProgramBuilder& b) {
@@ -197,7 +192,7 @@ TEST_CASE("the builder reports an overflowing expression text as the loader does
 
 TEST_CASE("expressions built with the DimExpr operators are checked when the program is built",
           "[constant_overflow][builder]") {
-  const DimExpr overflowing = DimExpr::constant(kMax) + DimExpr::constant(1);
+  const DimExpr overflowing = DimExpr::constant(kInt64Max) + DimExpr::constant(1);
   const std::string named =
       "dimension expression '1 + 9223372036854775807': constant arithmetic overflows int64";
   ValueRef x;
@@ -213,7 +208,7 @@ TEST_CASE("expressions built with the DimExpr operators are checked when the pro
   }
   {
     ProgramBuilder b = builder_with_x(x);
-    b.input("y", DType::F32, {DimExpr::symbol("B") * DimExpr::constant(kMax) * DimExpr::constant(2)});
+    b.input("y", DType::F32, {DimExpr::symbol("B") * DimExpr::constant(kInt64Max) * DimExpr::constant(2)});
     const Error e = build_error(b);
     CHECK(e.code() == ErrorCode::Overflow);
     CHECK_THAT(e.message(), Catch::StartsWith("input #1 'y' axis 0: dimension expression "));

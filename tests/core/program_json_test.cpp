@@ -7,10 +7,13 @@
 #include <span>
 
 #include "core/program_json.hpp"
+#include "program_test_support.hpp"
 
 using namespace tenact;
 
 namespace {
+
+using tenact::testing::load_error;
 
 // Wraps ops/inputs into a complete document.
 std::string doc(const std::string& inputs, const std::string& ops, const std::string& outputs,
@@ -28,12 +31,6 @@ const ValueInfo& value_named(const SemanticProgram& p, const std::string& name) 
 
 std::string type_of(const SemanticProgram& p, const std::string& name) {
   return value_named(p, name).type.to_string();
-}
-
-Error load_error(const std::string& text, const ExtensionRegistry& ext = {}) {
-  auto r = load_program(text, ext);
-  REQUIRE_FALSE(r.ok());
-  return r.error();
 }
 
 // The example of docs/program-format.md, verbatim.

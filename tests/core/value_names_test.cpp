@@ -13,7 +13,7 @@ using namespace tenact;
 
 namespace {
 
-std::string program_with(const std::string& input_name, const std::string& output_name) {
+std::string program_named(const std::string& input_name, const std::string& output_name) {
   return R"({"format": "tenact.program/1", "inputs": [{"name": ")" + input_name +
          R"(", "dtype": "f32", "shape": [2]}], "ops": [{"op": "negate", "in": [")" + input_name +
          R"("], "out": ")" + output_name + R"("}], "outputs": [")" + output_name + R"("]})";
@@ -25,7 +25,7 @@ TEST_CASE("names may hold slashes, dots, spaces and any Unicode", "[value_names]
   for (const std::string name : {"layer1/w", "../../x", "/abs", ".", "..", "a b", "gr\xC3\xB6\xC3\x9F" "e",
                                  "\xE6\x9D\x83\xE9\x87\x8D", "a=b", "%2F"}) {
     INFO(name);
-    auto p = load_program(program_with("in", name));
+    auto p = load_program(program_named("in", name));
     REQUIRE(p.ok());
     CHECK(p->value(p->outputs()[0]).name == name);
   }
@@ -41,13 +41,13 @@ TEST_CASE("a control character in a name is an error naming the value", "[value_
                         Case{"x\\ny", "x\\u000ay", 1}, Case{"del\\u007f", "del\\u007f", 3},
                         Case{"c1\\u0085", "c1\\u0085", 2}}) {
     INFO(c.json_name);
-    auto as_output = load_program(program_with("in", c.json_name));
+    auto as_output = load_program(program_named("in", c.json_name));
     REQUIRE_FALSE(as_output.ok());
     CHECK(as_output.error().code() == ErrorCode::Schema);
     CHECK(as_output.error().message() ==
           "op #0 (negate -> '" + c.shown + "'): the value name '" + c.shown + "' holds a control character at byte " +
               std::to_string(c.byte) + "; names are any non-empty text without control characters");
-    auto as_input = load_program(program_with(c.json_name, "y"));
+    auto as_input = load_program(program_named(c.json_name, "y"));
     REQUIRE_FALSE(as_input.ok());
     CHECK_THAT(as_input.error().message(),
                Catch::StartsWith("input #0 '" + c.shown + "': the value name '" + c.shown + "' holds a control"));

@@ -1,6 +1,6 @@
 // A small runtime world for planning tests: scripted engines registered in
-// a configuration snapshot, routes between them, programs from JSON, and
-// input descriptors.
+// a configuration snapshot, routes between them, programs from JSON, input
+// descriptors, and a check of error messages.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -57,6 +57,11 @@ inline std::shared_ptr<const SemanticProgram> program_of(const std::string& json
   auto p = load_program(json, extensions);
   if (!p.ok()) FAIL(p.error().to_string());
   return std::make_shared<const SemanticProgram>(std::move(*p));
+}
+
+/// Whether the message of `e` contains `text`.
+inline bool mentions(const Error& e, const std::string& text) {
+  return e.message().find(text) != std::string::npos;
 }
 
 /// A row-major, 64-byte-aligned input of `shape` at `placement` (empty: anywhere).

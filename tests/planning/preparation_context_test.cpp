@@ -43,10 +43,6 @@ std::vector<std::string> op_engines(const PreparationContext& c) {
   return out;
 }
 
-bool mentions(const Error& e, const std::string& text) {
-  return e.message().find(text) != std::string::npos;
-}
-
 }  // namespace
 
 TEST_CASE("every op goes to the most preferred engine that serves it", "[preparation]") {

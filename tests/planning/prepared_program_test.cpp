@@ -26,10 +26,6 @@ Prepared prepare(const World& w, const std::shared_ptr<const SemanticProgram>& p
   return out;
 }
 
-bool mentions(const Error& e, const std::string& text) {
-  return e.message().find(text) != std::string::npos;
-}
-
 // Asks once for input 0's axis 0 (the batch) to be concrete.
 ScriptedEngine::Answer needs_batch() {
   return [](const OpPrepareRequest& r) -> PrepareAnswer {

@@ -12,8 +12,8 @@ using namespace tenact::testing;
 
 namespace {
 
-// slots: x=0, y=1, z=2, w=3, v=4
-const char* kProgram = R"({"format": "tenact.program/1", "name": "p",
+// z = x + y feeds both w = tanh(z) and v = z * w; slots: x=0, y=1, z=2, w=3, v=4
+const char* kDiamond = R"({"format": "tenact.program/1", "name": "p",
   "inputs": [{"name": "x", "dtype": "f32", "shape": [4]}, {"name": "y", "dtype": "f32", "shape": [4]}],
   "ops": [{"op": "add", "in": ["x", "y"], "out": "z"},
           {"op": "tanh", "in": ["z"], "out": "w"},
@@ -21,7 +21,7 @@ const char* kProgram = R"({"format": "tenact.program/1", "name": "p",
   "outputs": ["v"]})";
 
 ExecProgram staged() {
-  auto s = stage(*program_of(kProgram));
+  auto s = stage(*program_of(kDiamond));
   REQUIRE(s.ok());
   return std::move(*s);
 }

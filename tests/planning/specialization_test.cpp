@@ -11,7 +11,7 @@ using namespace tenact;
 
 namespace {
 
-SemanticProgram program() {
+SemanticProgram batch_and_scalar_program() {
   auto p = load_program(R"({"format": "tenact.program/1",
     "inputs": [{"name": "x", "dtype": "f32", "shape": ["B", 4]},
                {"name": "s", "dtype": "f32", "shape": []}],
@@ -83,7 +83,7 @@ TEST_CASE("each field widens only upwards", "[specialization]") {
 }
 
 TEST_CASE("a non-widening step is named by input and field", "[specialization]") {
-  const SemanticProgram p = program();
+  const SemanticProgram p = batch_and_scalar_program();
   auto message = [&](const SpecializationRequirements& prev, const SpecializationRequirements& next) {
     Status s = check_widening(p, prev, next);
     REQUIRE_FALSE(s.ok());
@@ -175,7 +175,7 @@ TEST_CASE("the retry bound counts the edges each input can still widen along", "
 }
 
 TEST_CASE("the program's retry bound sums its inputs", "[specialization]") {
-  const SemanticProgram p = program();
+  const SemanticProgram p = batch_and_scalar_program();
   // x: 72 (rank 2, aligned); s: 6 (scalar, alignment unknown).
   auto b = retry_bound(p, {}, kInputs);
   REQUIRE(b.ok());
@@ -238,7 +238,7 @@ class NeedsBatchEngine final : public Engine {
 }  // namespace
 
 TEST_CASE("the redirect loop follows an engine until it prepares", "[specialization]") {
-  const SemanticProgram p = program();
+  const SemanticProgram p = batch_and_scalar_program();
   auto state = begin_specialization(p, kInputs);
   REQUIRE(state.ok());
   CHECK(state->requirements == polymorphic_requirements(2));
@@ -269,7 +269,7 @@ TEST_CASE("the redirect loop follows an engine until it prepares", "[specializat
 }
 
 TEST_CASE("a redirect that adds nothing is NonWideningSpecialization", "[specialization]") {
-  const SemanticProgram p = program();
+  const SemanticProgram p = batch_and_scalar_program();
   auto state = begin_specialization(p, kInputs);
   REQUIRE(state.ok());
   auto once = follow_redirect(p, kInputs, *state, {reqs(with_dims({0})), "batch"}, "engine 'e'");
@@ -324,7 +324,7 @@ TEST_CASE("redirects beyond the retry bound are SpecializationRetryLimitExceeded
 }
 
 TEST_CASE("requirements that do not fit the inputs are a provider contract error", "[specialization]") {
-  const SemanticProgram p = program();
+  const SemanticProgram p = batch_and_scalar_program();
   auto state = begin_specialization(p, kInputs);
   REQUIRE(state.ok());
   auto axis = follow_redirect(p, kInputs, *state, {reqs({}, with_dims({0})), "why"}, "engine 'e'");
@@ -342,7 +342,7 @@ TEST_CASE("requirements that do not fit the inputs are a provider contract error
 }
 
 TEST_CASE("the redirect count does not wrap", "[specialization]") {
-  const SemanticProgram p = program();
+  const SemanticProgram p = batch_and_scalar_program();
   auto state = begin_specialization(p, kInputs);
   REQUIRE(state.ok());
   state->redirects = UINT64_MAX;

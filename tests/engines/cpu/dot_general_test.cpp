@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/engines/cpu/kernel_test_support.hpp"
 #include "tests/engines/cpu/test_engine.hpp"
 #include "core/half.hpp"
 #include "core/tensor_io.hpp"
@@ -37,24 +38,7 @@
 namespace tenact::cpu {
 namespace {
 
-std::string data_dir() { return std::string(TENACT_TEST_DATA_DIR) + "/cpu_dot/"; }
-
-std::vector<int64_t> parse_ints(const std::string& text) {
-  std::vector<int64_t> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(std::stoll(item));
-  return out;
-}
-
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, sep)) out.push_back(item);
-  return out;
-}
+using namespace kernel_fixtures;
 
 struct DotCase {
   std::string name, dtype, lview, rview, check;
@@ -66,10 +50,10 @@ std::string value_of(const std::string& field, const std::string& key) {
   return field.substr(key.size() + 1);
 }
 
-std::vector<DotCase> read_manifest() {
-  std::ifstream in(data_dir() + "manifest.txt");
-  if (!in)
-    FAIL("missing fixture manifest " << data_dir() << "manifest.txt (run generate_fixtures.py)");
+std::vector<DotCase> read_dot_manifest() {
+  const std::string dir = fixture_dir("cpu_dot");
+  std::ifstream in(dir + "manifest.txt");
+  if (!in) FAIL("missing fixture manifest " << dir << "manifest.txt (run generate_fixtures.py)");
   std::vector<DotCase> cases;
   std::string line;
   while (std::getline(in, line)) {
@@ -95,64 +79,6 @@ std::vector<DotCase> read_manifest() {
     cases.push_back(c);
   }
   return cases;
-}
-
-HostTensor load(const std::string& path) {
-  auto t = read_tensor_file(path);
-  if (!t.ok()) FAIL("cannot read " << path << ": " << t.error().to_string());
-  return std::move(t).value();
-}
-
-HostTensor make_view(const HostTensor& base, const std::string& view) {
-  const auto colon = view.find(':');
-  const std::string kind = view.substr(0, colon);
-  const std::string arg = colon == std::string::npos ? "" : view.substr(colon + 1);
-  if (kind == "none") return base;
-  if (kind == "transpose") return base.transposed(parse_ints(arg));
-  if (kind == "slice") {
-    auto parts = split(arg, ';');
-    REQUIRE(parts.size() == 3);
-    return base.sliced(parse_ints(parts[0]), parse_ints(parts[1]), parse_ints(parts[2]));
-  }
-  if (kind == "broadcast") {
-    auto parts = split(arg, ';');
-    REQUIRE(parts.size() == 2);
-    return base.broadcast_view(parse_ints(parts[0]), parse_ints(parts[1]));
-  }
-  FAIL("unknown view " << view);
-  return base;
-}
-
-std::complex<double> value_at(const HostTensor& t, int64_t i) {
-  const std::byte* p = t.data() + i * static_cast<int64_t>(size_of(t.dtype()));
-  auto get = [&](auto tag) {
-    decltype(tag) v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  };
-  switch (t.dtype()) {
-    case DType::F16: return static_cast<double>(f16::from_bits(get(uint16_t{})).to_float());
-    case DType::BF16: return static_cast<double>(bf16::from_bits(get(uint16_t{})).to_float());
-    case DType::F32: return static_cast<double>(get(float{}));
-    case DType::F64: return get(double{});
-    case DType::C64: {
-      auto c = get(std::complex<float>{});
-      return {c.real(), c.imag()};
-    }
-    case DType::C128: return get(std::complex<double>{});
-    default: break;
-  }
-  FAIL("value_at: not a floating dtype");
-  return 0.0;
-}
-
-double half_ulp(DType t, double x) {
-  int precision = 53, emin = -1022;
-  if (t == DType::F16) { precision = 11; emin = -14; }
-  if (t == DType::BF16) { precision = 8; emin = -126; }
-  int e = 0;
-  std::frexp(std::fabs(x), &e);
-  return std::ldexp(1.0, std::max(e - 1, emin) - precision + 1) / 2;
 }
 
 Result<std::vector<HostTensor>> run_dot(const HostTensor& lhs, const HostTensor& rhs,
@@ -207,7 +133,7 @@ void check_gemm(const HostTensor& got, const std::string& path, int64_t k,
 
 void run_case(const DotCase& c, WorkerPool* pool) {
   INFO("case " << c.name);
-  const std::string path = data_dir() + c.name;
+  const std::string path = fixture_dir("cpu_dot") + c.name;
   const HostTensor lhs = make_view(load(path + ".lhs.npy"), c.lview);
   const HostTensor rhs = make_view(load(path + ".rhs.npy"), c.rview);
   const HostTensor got = dot_ok(lhs, rhs, c.attrs, pool);
@@ -221,21 +147,6 @@ void run_case(const DotCase& c, WorkerPool* pool) {
   }
 }
 
-template <class T>
-HostTensor tensor_of(DType dtype, std::vector<int64_t> shape, const std::vector<T>& values) {
-  auto t = HostTensor::zeros(dtype, std::move(shape));
-  REQUIRE(t.ok());
-  REQUIRE(static_cast<size_t>(t.value().element_count()) == values.size());
-  if (!values.empty()) std::memcpy(t.value().data(), values.data(), values.size() * sizeof(T));
-  return t.value();
-}
-
-template <class T> T element(const HostTensor& t, int64_t i) {
-  T v;
-  std::memcpy(&v, t.data() + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
-  return v;
-}
-
 DotGeneralAttrs matmul_attrs() {
   DotGeneralAttrs a;
   a.lhs_contracting_dimensions = {1};
@@ -247,7 +158,7 @@ DotGeneralAttrs matmul_attrs() {
 
 TEST_CASE("dot_general matches NumPy for every dtype and layout", "[dot_general]") {
   int count = 0;
-  for (const DotCase& c : read_manifest()) {
+  for (const DotCase& c : read_dot_manifest()) {
     run_case(c, nullptr);
     ++count;
   }
@@ -257,11 +168,11 @@ TEST_CASE("dot_general matches NumPy for every dtype and layout", "[dot_general]
 TEST_CASE("dot_general on a worker pool matches NumPy and the serial bits", "[dot_general]") {
   auto pool_holder = test_pool(3);
   WorkerPool& pool = *pool_holder;
-  for (const DotCase& c : read_manifest()) {
+  for (const DotCase& c : read_dot_manifest()) {
     run_case(c, &pool);
     if (c.name.rfind("batched", 0) == 0) {
       INFO("case " << c.name);
-      const std::string path = data_dir() + c.name;
+      const std::string path = fixture_dir("cpu_dot") + c.name;
       const HostTensor lhs = make_view(load(path + ".lhs.npy"), c.lview);
       const HostTensor rhs = make_view(load(path + ".rhs.npy"), c.rview);
       CHECK(dot_ok(lhs, rhs, c.attrs, &pool).bitwise_equal(dot_ok(lhs, rhs, c.attrs, nullptr)));

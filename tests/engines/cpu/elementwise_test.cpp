@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/engines/cpu/kernel_test_support.hpp"
 #include "tests/engines/cpu/test_engine.hpp"
 #include "core/half.hpp"
 #include "core/tensor_io.hpp"
@@ -29,6 +30,8 @@
 
 namespace tenact::cpu {
 namespace {
+
+using namespace kernel_fixtures;
 
 // -- helpers ---------------------------------------------------------------------
 
@@ -174,20 +177,11 @@ double complex_error(const std::byte* got, const std::byte* want, double& magnit
   return std::abs(std::complex<double>(g) - std::complex<double>(w));
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> parts;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, sep)) parts.push_back(item);
-  return parts;
-}
-
-std::string data_dir() { return std::string(TENACT_TEST_DATA_DIR) + "/cpu_elementwise/"; }
-
 // -- fixtures ------------------------------------------------------------------------
 
 TEST_CASE("every elementwise op matches NumPy over the dtypes it admits", "[elementwise]") {
-  std::ifstream manifest(data_dir() + "manifest.txt");
+  const std::string dir = fixture_dir("cpu_elementwise");
+  std::ifstream manifest(dir + "manifest.txt");
   REQUIRE(manifest.good());
   std::string line;
   int cases = 0;
@@ -207,12 +201,12 @@ TEST_CASE("every elementwise op matches NumPy over the dtypes it admits", "[elem
     const DType out_dtype = *parse_dtype(f[4]);
     std::vector<HostTensor> inputs;
     for (size_t k = 0; k < split(f[3], ',').size(); ++k) {
-      auto t = read_tensor_file(data_dir() + name + "_in" + std::to_string(k) + ".npy");
+      auto t = read_tensor_file(dir + name + "_in" + std::to_string(k) + ".npy");
       INFO((t.ok() ? std::string{} : t.error().to_string()));
       REQUIRE(t.ok());
       inputs.push_back(*t);
     }
-    auto want = read_tensor_file(data_dir() + name + "_out.npy");
+    auto want = read_tensor_file(dir + name + "_out.npy");
     REQUIRE(want.ok());
     const HostTensor got = run_one(*kind, inputs, attrs);
     REQUIRE(got.dtype() == out_dtype);

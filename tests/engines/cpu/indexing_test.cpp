@@ -13,30 +13,20 @@
 #include <string>
 #include <vector>
 
+#include "tests/engines/cpu/kernel_test_support.hpp"
 #include "tests/engines/cpu/test_engine.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
 #include "util/worker_pool.hpp"
-
-// The fixture harness, defined in layout_test.cpp (same test binary).
-namespace tenact::cpu::kernel_fixtures {
-using FixtureAttrs = std::map<std::string, std::string>;
-using AttrsBuilder = std::function<OpAttrs(const FixtureAttrs&)>;
-std::vector<int64_t> fixture_ints(const FixtureAttrs& attrs, const std::string& key);
-int64_t fixture_int(const FixtureAttrs& attrs, const std::string& key);
-std::vector<DimExpr> fixture_dims(const FixtureAttrs& attrs, const std::string& key);
-Scalar fixture_scalar(const FixtureAttrs& attrs, const std::string& key);
-void check_fixture_op(const std::string& unit, const std::string& op, const AttrsBuilder& build);
-}  // namespace tenact::cpu::kernel_fixtures
 
 namespace tenact::cpu {
 namespace {
 
 using namespace kernel_fixtures;
 
-const std::string kUnit = "cpu_indexing";
+const std::string kIndexingUnit = "cpu_indexing";
 
 TEST_CASE("slice matches NumPy, strides and empty slices included", "[indexing]") {
-  check_fixture_op(kUnit, "slice", [](const FixtureAttrs& a) -> OpAttrs {
+  check_fixture_op(kIndexingUnit, "slice", [](const FixtureAttrs& a) -> OpAttrs {
     SliceAttrs t;
     t.start_indices = fixture_dims(a, "start");
     t.limit_indices = fixture_dims(a, "limit");
@@ -46,7 +36,7 @@ TEST_CASE("slice matches NumPy, strides and empty slices included", "[indexing]"
 }
 
 TEST_CASE("dynamic_slice clamps its starts, signed or unsigned, as StableHLO", "[indexing]") {
-  check_fixture_op(kUnit, "dynamic_slice", [](const FixtureAttrs& a) -> OpAttrs {
+  check_fixture_op(kIndexingUnit, "dynamic_slice", [](const FixtureAttrs& a) -> OpAttrs {
     DynamicSliceAttrs t;
     t.slice_sizes = fixture_dims(a, "sizes");
     return t;
@@ -54,12 +44,12 @@ TEST_CASE("dynamic_slice clamps its starts, signed or unsigned, as StableHLO", "
 }
 
 TEST_CASE("dynamic_update_slice clamps its starts and writes the update", "[indexing]") {
-  check_fixture_op(kUnit, "dynamic_update_slice",
+  check_fixture_op(kIndexingUnit, "dynamic_update_slice",
                    [](const FixtureAttrs&) -> OpAttrs { return NoAttrs{}; });
 }
 
 TEST_CASE("pad matches the spec example and NumPy, negative edges and interior", "[indexing]") {
-  check_fixture_op(kUnit, "pad", [](const FixtureAttrs& a) -> OpAttrs {
+  check_fixture_op(kIndexingUnit, "pad", [](const FixtureAttrs& a) -> OpAttrs {
     PadAttrs t;
     t.edge_padding_low = fixture_dims(a, "low");
     t.edge_padding_high = fixture_dims(a, "high");
@@ -69,7 +59,7 @@ TEST_CASE("pad matches the spec example and NumPy, negative edges and interior",
 }
 
 TEST_CASE("concatenate matches NumPy, empty inputs included", "[indexing]") {
-  check_fixture_op(kUnit, "concatenate", [](const FixtureAttrs& a) -> OpAttrs {
+  check_fixture_op(kIndexingUnit, "concatenate", [](const FixtureAttrs& a) -> OpAttrs {
     ConcatenateAttrs t;
     t.dimension = fixture_int(a, "dim");
     return t;
@@ -77,7 +67,7 @@ TEST_CASE("concatenate matches NumPy, empty inputs included", "[indexing]") {
 }
 
 TEST_CASE("reverse matches NumPy", "[indexing]") {
-  check_fixture_op(kUnit, "reverse", [](const FixtureAttrs& a) -> OpAttrs {
+  check_fixture_op(kIndexingUnit, "reverse", [](const FixtureAttrs& a) -> OpAttrs {
     ReverseAttrs t;
     t.dimensions = fixture_ints(a, "dims");
     return t;
@@ -85,11 +75,11 @@ TEST_CASE("reverse matches NumPy", "[indexing]") {
 }
 
 TEST_CASE("shape_of gives the dimensions as i64", "[indexing]") {
-  check_fixture_op(kUnit, "shape_of", [](const FixtureAttrs&) -> OpAttrs { return NoAttrs{}; });
+  check_fixture_op(kIndexingUnit, "shape_of", [](const FixtureAttrs&) -> OpAttrs { return NoAttrs{}; });
 }
 
 TEST_CASE("dynamic_truncate keeps the first clamp(length, 0, dim) elements", "[indexing]") {
-  check_fixture_op(kUnit, "dynamic_truncate", [](const FixtureAttrs& a) -> OpAttrs {
+  check_fixture_op(kIndexingUnit, "dynamic_truncate", [](const FixtureAttrs& a) -> OpAttrs {
     DynamicTruncateAttrs t;
     t.dimension = fixture_int(a, "dim");
     return t;
@@ -97,7 +87,7 @@ TEST_CASE("dynamic_truncate keeps the first clamp(length, 0, dim) elements", "[i
 }
 
 TEST_CASE("pad_to_match pads the high ends with the converted value", "[indexing]") {
-  check_fixture_op(kUnit, "pad_to_match", [](const FixtureAttrs& a) -> OpAttrs {
+  check_fixture_op(kIndexingUnit, "pad_to_match", [](const FixtureAttrs& a) -> OpAttrs {
     PadToMatchAttrs t;
     t.value = fixture_scalar(a, "splat");
     return t;
@@ -118,11 +108,11 @@ OpAttrs gather_attrs(const FixtureAttrs& a) {
 
 TEST_CASE("gather matches the StableHLO reference, batching dims and clamping included",
           "[indexing]") {
-  check_fixture_op(kUnit, "gather", gather_attrs);
+  check_fixture_op(kIndexingUnit, "gather", gather_attrs);
 }
 
 TEST_CASE("scatter matches the StableHLO reference: skips, order, combiners", "[indexing]") {
-  check_fixture_op(kUnit, "scatter", [](const FixtureAttrs& a) -> OpAttrs {
+  check_fixture_op(kIndexingUnit, "scatter", [](const FixtureAttrs& a) -> OpAttrs {
     ScatterAttrs t;
     t.update_window_dims = fixture_ints(a, "window_dims");
     t.inserted_window_dims = fixture_ints(a, "inserted");
@@ -139,7 +129,7 @@ TEST_CASE("scatter matches the StableHLO reference: skips, order, combiners", "[
 
 // -- hand-checked cases --------------------------------------------------------------
 
-struct Run {
+struct IndexingRun {
   OpKind kind;
   OpAttrs attrs;
   std::vector<HostTensor> inputs;
@@ -189,10 +179,10 @@ TEST_CASE("slice and pad evaluate symbolic attributes", "[indexing]") {
   s.start_indices = {DimExpr::symbol("B") - DimExpr::constant(4)};
   s.limit_indices = {DimExpr::symbol("B")};
   s.strides = {1};
-  auto tail = Run{OpKind::Slice, s, {x}, DType::I32, {{"B", 6}}}();
+  auto tail = IndexingRun{OpKind::Slice, s, {x}, DType::I32, {{"B", 6}}}();
   REQUIRE(tail.ok());
   CHECK(values<int32_t>((*tail)[0]) == std::vector<int32_t>{2, 3, 4, 5});
-  auto past_end = Run{OpKind::Slice, s, {x}, DType::I32, {{"B", 7}}}();
+  auto past_end = IndexingRun{OpKind::Slice, s, {x}, DType::I32, {{"B", 7}}}();
   CHECK(error_of(past_end) == ErrorCode::InputMismatch);
 
   PadAttrs p;
@@ -200,7 +190,7 @@ TEST_CASE("slice and pad evaluate symbolic attributes", "[indexing]") {
   p.edge_padding_high = {DimExpr::symbol("K")};
   p.interior_padding = consts({0});
   const HostTensor nine = tensor<int32_t>(DType::I32, {}, {9});
-  auto shifted = Run{OpKind::Pad, p, {x, nine}, DType::I32, {{"K", 2}}}();
+  auto shifted = IndexingRun{OpKind::Pad, p, {x, nine}, DType::I32, {{"K", 2}}}();
   REQUIRE(shifted.ok());
   CHECK(values<int32_t>((*shifted)[0]) == std::vector<int32_t>{2, 3, 4, 5, 9, 9});
 }
@@ -208,37 +198,37 @@ TEST_CASE("slice and pad evaluate symbolic attributes", "[indexing]") {
 TEST_CASE("pad_to_match without a value pads with the dtype's zero, false for bool", "[indexing]") {
   const HostTensor like = tensor<uint8_t>(DType::U8, {3, 2}, std::vector<uint8_t>(6, 7));
   const HostTensor x = tensor<uint8_t>(DType::Bool, {2, 1}, {1, 1});
-  auto padded = Run{OpKind::PadToMatch, PadToMatchAttrs{}, {x, like}, DType::Bool, {}}();
+  auto padded = IndexingRun{OpKind::PadToMatch, PadToMatchAttrs{}, {x, like}, DType::Bool, {}}();
   REQUIRE(padded.ok());
   CHECK((*padded)[0].dtype() == DType::Bool);
   CHECK((*padded)[0].shape() == std::vector<int64_t>{3, 2});
   CHECK(values<uint8_t>((*padded)[0]) == std::vector<uint8_t>{1, 0, 1, 0, 0, 0});
   PadToMatchAttrs with_true;
   with_true.value = Scalar::of_bool(true);
-  auto trues = Run{OpKind::PadToMatch, with_true, {x, like}, DType::Bool, {}}();
+  auto trues = IndexingRun{OpKind::PadToMatch, with_true, {x, like}, DType::Bool, {}}();
   REQUIRE(trues.ok());
   CHECK(values<uint8_t>((*trues)[0]) == std::vector<uint8_t>{1, 1, 1, 1, 1, 1});
   // The zero of other dtypes: 0, +0.0, 0+0i.
   const HostTensor row = tensor<uint8_t>(DType::U8, {3}, {7, 7, 7});
-  auto i32 = Run{OpKind::PadToMatch, PadToMatchAttrs{},
-                 {tensor<int32_t>(DType::I32, {1}, {-5}), row}, DType::I32, {}}();
+  auto i32 = IndexingRun{OpKind::PadToMatch, PadToMatchAttrs{},
+                         {tensor<int32_t>(DType::I32, {1}, {-5}), row}, DType::I32, {}}();
   REQUIRE(i32.ok());
   CHECK(values<int32_t>((*i32)[0]) == std::vector<int32_t>{-5, 0, 0});
-  auto f32 = Run{OpKind::PadToMatch, PadToMatchAttrs{},
-                 {tensor<float>(DType::F32, {1}, {-0.5f}), row}, DType::F32, {}}();
+  auto f32 = IndexingRun{OpKind::PadToMatch, PadToMatchAttrs{},
+                         {tensor<float>(DType::F32, {1}, {-0.5f}), row}, DType::F32, {}}();
   REQUIRE(f32.ok());
   const std::vector<float> f = values<float>((*f32)[0]);
   CHECK(f == std::vector<float>{-0.5f, 0.0f, 0.0f});
   CHECK_FALSE(std::signbit(f[2]));
   const HostTensor z = tensor<uint64_t>(DType::C64, {1}, {0x3f800000bf800000ull});  // (-1, 1)
-  auto c = Run{OpKind::PadToMatch, PadToMatchAttrs{},
-               {z, tensor<uint8_t>(DType::U8, {2}, {7, 7})}, DType::C64, {}}();
+  auto c = IndexingRun{OpKind::PadToMatch, PadToMatchAttrs{},
+                       {z, tensor<uint8_t>(DType::U8, {2}, {7, 7})}, DType::C64, {}}();
   REQUIRE(c.ok());
   CHECK(values<uint64_t>((*c)[0]) == std::vector<uint64_t>{0x3f800000bf800000ull, 0});
   // A value that is not a bool for a bool x is refused.
   PadToMatchAttrs one;
   one.value = Scalar::of_int(1);
-  CHECK(error_of(Run{OpKind::PadToMatch, one, {x, like}, DType::Bool, {}}()) ==
+  CHECK(error_of(IndexingRun{OpKind::PadToMatch, one, {x, like}, DType::Bool, {}}()) ==
         ErrorCode::TypeMismatch);
 }
 
@@ -249,42 +239,42 @@ TEST_CASE("indexing kernels report run-time mismatches as errors, never crash", 
   const HostTensor u0 = tensor<uint32_t>(DType::U32, {}, {0});
   const HostTensor f0 = tensor<float>(DType::F32, {}, {0});
 
-  CHECK(error_of(Run{OpKind::PadToMatch, PadToMatchAttrs{}, {big, x}, DType::F32, {}}()) ==
+  CHECK(error_of(IndexingRun{OpKind::PadToMatch, PadToMatchAttrs{}, {big, x}, DType::F32, {}}()) ==
         ErrorCode::InputMismatch);
-  CHECK(error_of(Run{OpKind::PadToMatch, PadToMatchAttrs{}, {x, f0}, DType::F32, {}}()) ==
+  CHECK(error_of(IndexingRun{OpKind::PadToMatch, PadToMatchAttrs{}, {x, f0}, DType::F32, {}}()) ==
         ErrorCode::InputMismatch);
 
   DynamicSliceAttrs ds;
   ds.slice_sizes = consts({1, 1});
-  CHECK(error_of(Run{OpKind::DynamicSlice, ds, {x, i0, u0}, DType::F32, {}}()) ==
+  CHECK(error_of(IndexingRun{OpKind::DynamicSlice, ds, {x, i0, u0}, DType::F32, {}}()) ==
         ErrorCode::TypeMismatch);
-  CHECK(error_of(Run{OpKind::DynamicSlice, ds, {x, f0, f0}, DType::F32, {}}()) ==
+  CHECK(error_of(IndexingRun{OpKind::DynamicSlice, ds, {x, f0, f0}, DType::F32, {}}()) ==
         ErrorCode::TypeMismatch);
-  CHECK(error_of(Run{OpKind::DynamicSlice, ds, {x, i0}, DType::F32, {}}()) ==
+  CHECK(error_of(IndexingRun{OpKind::DynamicSlice, ds, {x, i0}, DType::F32, {}}()) ==
         ErrorCode::InputMismatch);
   ds.slice_sizes = consts({3, 1});
-  CHECK(error_of(Run{OpKind::DynamicSlice, ds, {x, i0, i0}, DType::F32, {}}()) ==
+  CHECK(error_of(IndexingRun{OpKind::DynamicSlice, ds, {x, i0, i0}, DType::F32, {}}()) ==
         ErrorCode::InputMismatch);
 
-  CHECK(error_of(Run{OpKind::DynamicUpdateSlice, NoAttrs{}, {x, big, i0, i0}, DType::F32, {}}()) ==
+  CHECK(error_of(IndexingRun{OpKind::DynamicUpdateSlice, NoAttrs{}, {x, big, i0, i0}, DType::F32, {}}()) ==
         ErrorCode::InputMismatch);
 
   ConcatenateAttrs cat;
   cat.dimension = 1;
-  CHECK(error_of(Run{OpKind::Concatenate, cat, {x, big}, DType::F32, {}}()) ==
+  CHECK(error_of(IndexingRun{OpKind::Concatenate, cat, {x, big}, DType::F32, {}}()) ==
         ErrorCode::InputMismatch);
   cat.dimension = 2;
-  CHECK(error_of(Run{OpKind::Concatenate, cat, {x, x}, DType::F32, {}}()) ==
+  CHECK(error_of(IndexingRun{OpKind::Concatenate, cat, {x, x}, DType::F32, {}}()) ==
         ErrorCode::InvalidAttribute);
 
   PadAttrs p;
   p.edge_padding_low = consts({-3, 0});
   p.edge_padding_high = consts({0, 0});
   p.interior_padding = consts({0, 0});
-  CHECK(error_of(Run{OpKind::Pad, p, {x, f0}, DType::F32, {}}()) == ErrorCode::InputMismatch);
+  CHECK(error_of(IndexingRun{OpKind::Pad, p, {x, f0}, DType::F32, {}}()) == ErrorCode::InputMismatch);
   p.edge_padding_low = consts({0, 0});
   p.interior_padding = consts({0, INT64_MAX});
-  CHECK(error_of(Run{OpKind::Pad, p, {x, f0}, DType::F32, {}}()) == ErrorCode::Overflow);
+  CHECK(error_of(IndexingRun{OpKind::Pad, p, {x, f0}, DType::F32, {}}()) == ErrorCode::Overflow);
 
   GatherAttrs g;
   g.offset_dims = {1};
@@ -293,14 +283,14 @@ TEST_CASE("indexing kernels report run-time mismatches as errors, never crash", 
   g.index_vector_dim = 1;
   g.slice_sizes = consts({1, 4});  // larger than the operand's 3
   const HostTensor idx = tensor<int32_t>(DType::I32, {2}, {0, 1});
-  CHECK(error_of(Run{OpKind::Gather, g, {x, idx}, DType::F32, {}}()) == ErrorCode::InputMismatch);
+  CHECK(error_of(IndexingRun{OpKind::Gather, g, {x, idx}, DType::F32, {}}()) == ErrorCode::InputMismatch);
   g.slice_sizes = consts({0, 3});  // collapsed axis of size 0: rejected
-  CHECK(error_of(Run{OpKind::Gather, g, {x, idx}, DType::F32, {}}()) ==
+  CHECK(error_of(IndexingRun{OpKind::Gather, g, {x, idx}, DType::F32, {}}()) ==
         ErrorCode::InvalidAttribute);
   g.slice_sizes = consts({1, 3});
-  CHECK(error_of(Run{OpKind::Gather, g, {x, x}, DType::F32, {}}()) == ErrorCode::TypeMismatch);
+  CHECK(error_of(IndexingRun{OpKind::Gather, g, {x, x}, DType::F32, {}}()) == ErrorCode::TypeMismatch);
   g.offset_dims = {5};
-  CHECK(error_of(Run{OpKind::Gather, g, {x, idx}, DType::F32, {}}()) ==
+  CHECK(error_of(IndexingRun{OpKind::Gather, g, {x, idx}, DType::F32, {}}()) ==
         ErrorCode::InvalidAttribute);
 
   ScatterAttrs sc;
@@ -309,21 +299,21 @@ TEST_CASE("indexing kernels report run-time mismatches as errors, never crash", 
   sc.scatter_dims_to_operand_dims = {0};
   sc.index_vector_dim = 1;
   const HostTensor upd = tensor<float>(DType::F32, {3, 3}, std::vector<float>(9, 1));
-  CHECK(error_of(Run{OpKind::Scatter, sc, {x, idx, upd}, DType::F32, {}}()) ==
+  CHECK(error_of(IndexingRun{OpKind::Scatter, sc, {x, idx, upd}, DType::F32, {}}()) ==
         ErrorCode::InputMismatch);  // 3 update rows for 2 indices
   const HostTensor wide = tensor<float>(DType::F32, {2, 4}, std::vector<float>(8, 1));
-  CHECK(error_of(Run{OpKind::Scatter, sc, {x, idx, wide}, DType::F32, {}}()) ==
+  CHECK(error_of(IndexingRun{OpKind::Scatter, sc, {x, idx, wide}, DType::F32, {}}()) ==
         ErrorCode::InputMismatch);  // window of 4 on an axis of 3
   sc.inserted_window_dims = {0, 0};
-  CHECK(error_of(Run{OpKind::Scatter, sc, {x, idx, upd}, DType::F32, {}}()) ==
+  CHECK(error_of(IndexingRun{OpKind::Scatter, sc, {x, idx, upd}, DType::F32, {}}()) ==
         ErrorCode::InvalidAttribute);
 
   DynamicTruncateAttrs dt;
   dt.dimension = 0;
-  CHECK(error_of(Run{OpKind::DynamicTruncate, dt, {x, f0}, DType::F32, {}}()) ==
+  CHECK(error_of(IndexingRun{OpKind::DynamicTruncate, dt, {x, f0}, DType::F32, {}}()) ==
         ErrorCode::TypeMismatch);
   dt.dimension = 2;
-  CHECK(error_of(Run{OpKind::DynamicTruncate, dt, {x, i0}, DType::F32, {}}()) ==
+  CHECK(error_of(IndexingRun{OpKind::DynamicTruncate, dt, {x, i0}, DType::F32, {}}()) ==
         ErrorCode::InvalidAttribute);
 }
 
@@ -346,7 +336,7 @@ TEST_CASE("a large gather split over the pool equals a plain lookup loop", "[ind
   g.start_index_map = {0};
   g.index_vector_dim = 1;
   g.slice_sizes = consts({1, cols});
-  auto out = Run{OpKind::Gather, g, {operand, indices}, DType::F32, {}, &pool}();
+  auto out = IndexingRun{OpKind::Gather, g, {operand, indices}, DType::F32, {}, &pool}();
   REQUIRE(out.ok());
   const auto got = values<float>((*out)[0]);
   int64_t wrong = 0;
@@ -373,11 +363,11 @@ TEST_CASE("scatter add with many duplicates sums every in-bounds update", "[inde
   sc.scatter_dims_to_operand_dims = {0};
   sc.index_vector_dim = 1;
   sc.update = ScatterUpdate::Add;
-  auto out = Run{OpKind::Scatter, sc,
-                 {tensor<int64_t>(DType::I64, {n}, std::vector<int64_t>(static_cast<size_t>(n), 0)),
-                  tensor<int64_t>(DType::I64, {static_cast<int64_t>(targets.size()), 1}, targets),
-                  tensor<int64_t>(DType::I64, {static_cast<int64_t>(updates.size())}, updates)},
-                 DType::I64, {}}();
+  auto out = IndexingRun{OpKind::Scatter, sc,
+                         {tensor<int64_t>(DType::I64, {n}, std::vector<int64_t>(static_cast<size_t>(n), 0)),
+                          tensor<int64_t>(DType::I64, {static_cast<int64_t>(targets.size()), 1}, targets),
+                          tensor<int64_t>(DType::I64, {static_cast<int64_t>(updates.size())}, updates)},
+                         DType::I64, {}}();
   REQUIRE(out.ok());
   CHECK(values<int64_t>((*out)[0]) == expected);
 }

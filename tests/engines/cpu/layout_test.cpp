@@ -4,7 +4,8 @@
 // symbolic shapes, run-time errors and the large blocked transpose.
 //
 // This file also holds the fixture harness that indexing_test.cpp uses (one
-// test binary): check_fixture_op and the attribute readers below.
+// test binary): check_fixture_op and the attribute readers below, declared
+// in kernel_test_support.hpp.
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/engines/cpu/kernel_test_support.hpp"
 #include "tests/engines/cpu/test_engine.hpp"
 #include "core/tensor_io.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
@@ -23,9 +25,6 @@
 #include "util/worker_pool.hpp"
 
 namespace tenact::cpu::kernel_fixtures {
-
-using FixtureAttrs = std::map<std::string, std::string>;
-using AttrsBuilder = std::function<OpAttrs(const FixtureAttrs&)>;
 
 std::vector<int64_t> fixture_ints(const FixtureAttrs& attrs, const std::string& key) {
   auto it = attrs.find(key);
@@ -72,14 +71,6 @@ Scalar fixture_scalar(const FixtureAttrs& attrs, const std::string& key) {
 
 namespace {
 
-std::string data_dir(const std::string& unit) { return std::string(TENACT_TEST_DATA_DIR) + "/" + unit; }
-
-HostTensor load(const std::string& path) {
-  auto t = read_tensor_file(path);
-  if (!t.ok()) FAIL("cannot read fixture " << path << ": " << t.error().to_string());
-  return *t;
-}
-
 bool file_exists(const std::string& path) { return std::ifstream(path).good(); }
 
 struct Case {
@@ -90,8 +81,8 @@ struct Case {
 };
 
 std::vector<Case> read_manifest(const std::string& unit) {
-  std::ifstream in(data_dir(unit) + "/manifest.txt");
-  if (!in) FAIL("no fixture manifest in " << data_dir(unit) << " (run generate_fixtures.py)");
+  std::ifstream in(fixture_dir(unit) + "manifest.txt");
+  if (!in) FAIL("no fixture manifest in " << fixture_dir(unit) << " (run generate_fixtures.py)");
   std::vector<Case> cases;
   std::string line;
   while (std::getline(in, line)) {
@@ -196,7 +187,7 @@ void check_fixture_op(const std::string& unit, const std::string& op, const Attr
     if (c.op != op) continue;
     ++cases;
     INFO("fixture case " << c.name);
-    const std::string base = data_dir(unit) + "/" + c.name;
+    const std::string base = fixture_dir(unit) + c.name;
     const HostTensor expected = load(base + ".out.npy");
     FixtureAttrs attrs = c.attrs;
     attrs["$dtype"] = std::string(to_string(expected.dtype()));
@@ -249,10 +240,10 @@ namespace {
 
 using namespace kernel_fixtures;
 
-const std::string kUnit = "cpu_layout";
+const std::string kLayoutUnit = "cpu_layout";
 
 TEST_CASE("transpose matches NumPy for every dtype, permutation and input layout", "[layout]") {
-  check_fixture_op(kUnit, "transpose", [](const FixtureAttrs& a) -> OpAttrs {
+  check_fixture_op(kLayoutUnit, "transpose", [](const FixtureAttrs& a) -> OpAttrs {
     TransposeAttrs t;
     t.permutation = fixture_ints(a, "permutation");
     return t;
@@ -260,7 +251,7 @@ TEST_CASE("transpose matches NumPy for every dtype, permutation and input layout
 }
 
 TEST_CASE("reshape matches NumPy, including rank 0 and empty shapes", "[layout]") {
-  check_fixture_op(kUnit, "reshape", [](const FixtureAttrs& a) -> OpAttrs {
+  check_fixture_op(kLayoutUnit, "reshape", [](const FixtureAttrs& a) -> OpAttrs {
     ReshapeAttrs t;
     t.shape = fixture_dims(a, "shape");
     return t;
@@ -268,7 +259,7 @@ TEST_CASE("reshape matches NumPy, including rank 0 and empty shapes", "[layout]"
 }
 
 TEST_CASE("broadcast_in_dim matches NumPy, dimensions in any order", "[layout]") {
-  check_fixture_op(kUnit, "broadcast_in_dim", [](const FixtureAttrs& a) -> OpAttrs {
+  check_fixture_op(kLayoutUnit, "broadcast_in_dim", [](const FixtureAttrs& a) -> OpAttrs {
     BroadcastInDimAttrs t;
     t.shape = fixture_dims(a, "shape");
     t.broadcast_dimensions = fixture_ints(a, "dims");
@@ -277,7 +268,7 @@ TEST_CASE("broadcast_in_dim matches NumPy, dimensions in any order", "[layout]")
 }
 
 TEST_CASE("constant fills a converted scalar or copies a dense value", "[layout]") {
-  check_fixture_op(kUnit, "constant", [](const FixtureAttrs& a) -> OpAttrs {
+  check_fixture_op(kLayoutUnit, "constant", [](const FixtureAttrs& a) -> OpAttrs {
     ConstantAttrs t;
     t.dtype = *parse_dtype(a.at("$dtype"));
     t.shape = fixture_dims(a, "shape");
@@ -293,7 +284,7 @@ TEST_CASE("constant fills a converted scalar or copies a dense value", "[layout]
 }
 
 TEST_CASE("iota counts along its axis: integers wrap, floats round once", "[layout]") {
-  check_fixture_op(kUnit, "iota", [](const FixtureAttrs& a) -> OpAttrs {
+  check_fixture_op(kLayoutUnit, "iota", [](const FixtureAttrs& a) -> OpAttrs {
     IotaAttrs t;
     t.dtype = *parse_dtype(a.at("$dtype"));
     t.shape = fixture_dims(a, "shape");
@@ -304,8 +295,8 @@ TEST_CASE("iota counts along its axis: integers wrap, floats round once", "[layo
 
 TEST_CASE("extract_diag and embed_diag match NumPy", "[layout]") {
   auto none = [](const FixtureAttrs&) -> OpAttrs { return NoAttrs{}; };
-  check_fixture_op(kUnit, "extract_diag", none);
-  check_fixture_op(kUnit, "embed_diag", none);
+  check_fixture_op(kLayoutUnit, "extract_diag", none);
+  check_fixture_op(kLayoutUnit, "embed_diag", none);
 }
 
 TEST_CASE("tril and triu keep their triangle for any k, square or not", "[layout]") {
@@ -314,13 +305,13 @@ TEST_CASE("tril and triu keep their triangle for any k, square or not", "[layout
     t.k = fixture_int(a, "k");
     return t;
   };
-  check_fixture_op(kUnit, "tril", triangle);
-  check_fixture_op(kUnit, "triu", triangle);
+  check_fixture_op(kLayoutUnit, "tril", triangle);
+  check_fixture_op(kLayoutUnit, "triu", triangle);
 }
 
 // -- hand-checked cases --------------------------------------------------------------
 
-struct Run {
+struct LayoutRun {
   OpKind kind;
   OpAttrs attrs;
   std::vector<HostTensor> inputs;
@@ -355,7 +346,7 @@ TEST_CASE("constant and iota evaluate symbolic shapes against the call's symbols
   c.dtype = DType::F32;
   c.shape = {DimExpr::symbol("B"), DimExpr::constant(2)};
   c.splat = Scalar::of_float(2.5);
-  auto out = Run{OpKind::Constant, c, {}, DType::F32, {{"B", 3}}}();
+  auto out = LayoutRun{OpKind::Constant, c, {}, DType::F32, {{"B", 3}}}();
   REQUIRE(out.ok());
   CHECK((*out)[0].shape() == std::vector<int64_t>{3, 2});
   CHECK(f32_values((*out)[0]) == std::vector<float>(6, 2.5f));
@@ -363,11 +354,11 @@ TEST_CASE("constant and iota evaluate symbolic shapes against the call's symbols
   IotaAttrs i;
   i.dtype = DType::F32;
   i.shape = {DimExpr::symbol("T") + DimExpr::constant(1)};
-  auto iota = Run{OpKind::Iota, i, {}, DType::F32, {{"T", 3}}}();
+  auto iota = LayoutRun{OpKind::Iota, i, {}, DType::F32, {{"T", 3}}}();
   REQUIRE(iota.ok());
   CHECK(f32_values((*iota)[0]) == std::vector<float>{0, 1, 2, 3});
 
-  auto unbound = Run{OpKind::Iota, i, {}, DType::F32, {}}();
+  auto unbound = LayoutRun{OpKind::Iota, i, {}, DType::F32, {}}();
   REQUIRE_FALSE(unbound.ok());
   CHECK(unbound.error().code() == ErrorCode::UnboundSymbol);
 }
@@ -376,14 +367,14 @@ TEST_CASE("reshape and broadcast_in_dim take symbolic target shapes", "[layout]"
   const HostTensor x = f32_tensor({2, 3}, {1, 2, 3, 4, 5, 6});
   ReshapeAttrs r;
   r.shape = {DimExpr::symbol("N") * DimExpr::constant(2)};
-  auto flat = Run{OpKind::Reshape, r, {x}, DType::F32, {{"N", 3}}}();
+  auto flat = LayoutRun{OpKind::Reshape, r, {x}, DType::F32, {{"N", 3}}}();
   REQUIRE(flat.ok());
   CHECK(f32_values((*flat)[0]) == std::vector<float>{1, 2, 3, 4, 5, 6});
 
   BroadcastInDimAttrs b;
   b.shape = {DimExpr::symbol("B"), DimExpr::constant(3), DimExpr::constant(2)};
   b.broadcast_dimensions = {2, 1};  // a transpose and a broadcast at once
-  auto wide = Run{OpKind::BroadcastInDim, b, {x}, DType::F32, {{"B", 2}}}();
+  auto wide = LayoutRun{OpKind::BroadcastInDim, b, {x}, DType::F32, {{"B", 2}}}();
   REQUIRE(wide.ok());
   CHECK((*wide)[0].shape() == std::vector<int64_t>{2, 3, 2});
   CHECK(f32_values((*wide)[0]) ==
@@ -394,7 +385,7 @@ TEST_CASE("layout kernels report run-time mismatches as errors", "[layout]") {
   const HostTensor x = f32_tensor({2, 3}, {1, 2, 3, 4, 5, 6});
   ReshapeAttrs r;
   r.shape = {DimExpr::symbol("N")};
-  auto wrong_count = Run{OpKind::Reshape, r, {x}, DType::F32, {{"N", 5}}}();
+  auto wrong_count = LayoutRun{OpKind::Reshape, r, {x}, DType::F32, {{"N", 5}}}();
   REQUIRE_FALSE(wrong_count.ok());
   CHECK(wrong_count.error().code() == ErrorCode::InputMismatch);
   CHECK(wrong_count.error().message().find("reshape") != std::string::npos);
@@ -402,30 +393,30 @@ TEST_CASE("layout kernels report run-time mismatches as errors", "[layout]") {
   BroadcastInDimAttrs b;
   b.shape = {DimExpr::constant(4), DimExpr::constant(3)};
   b.broadcast_dimensions = {1, 0};  // operand axis 0 (2) onto result axis 1 (3)
-  auto bad_broadcast = Run{OpKind::BroadcastInDim, b, {x}, DType::F32, {}}();
+  auto bad_broadcast = LayoutRun{OpKind::BroadcastInDim, b, {x}, DType::F32, {}}();
   REQUIRE_FALSE(bad_broadcast.ok());
   CHECK(bad_broadcast.error().code() == ErrorCode::InputMismatch);
 
-  auto not_square = Run{OpKind::ExtractDiag, NoAttrs{}, {x}, DType::F32, {}}();
+  auto not_square = LayoutRun{OpKind::ExtractDiag, NoAttrs{}, {x}, DType::F32, {}}();
   REQUIRE_FALSE(not_square.ok());
   CHECK(not_square.error().code() == ErrorCode::InputMismatch);
 
   TransposeAttrs t;
   t.permutation = {0, 0};
-  auto bad_perm = Run{OpKind::Transpose, t, {x}, DType::F32, {}}();
+  auto bad_perm = LayoutRun{OpKind::Transpose, t, {x}, DType::F32, {}}();
   REQUIRE_FALSE(bad_perm.ok());
   CHECK(bad_perm.error().code() == ErrorCode::InvalidAttribute);
 
   IotaAttrs i;
   i.dtype = DType::Bool;
   i.shape = {DimExpr::constant(2)};
-  auto bool_iota = Run{OpKind::Iota, i, {}, DType::Bool, {}}();
+  auto bool_iota = LayoutRun{OpKind::Iota, i, {}, DType::Bool, {}}();
   REQUIRE_FALSE(bool_iota.ok());
   CHECK(bool_iota.error().code() == ErrorCode::TypeMismatch);
 
   ConstantAttrs c;
   c.dtype = DType::F32;
-  auto no_value = Run{OpKind::Constant, c, {}, DType::F32, {}}();
+  auto no_value = LayoutRun{OpKind::Constant, c, {}, DType::F32, {}}();
   REQUIRE_FALSE(no_value.ok());
   CHECK(no_value.error().code() == ErrorCode::InvalidAttribute);
 
@@ -433,10 +424,10 @@ TEST_CASE("layout kernels report run-time mismatches as errors", "[layout]") {
   huge.dtype = DType::F64;
   huge.shape = {DimExpr::constant(int64_t{1} << 40), DimExpr::constant(int64_t{1} << 20)};
   huge.splat = Scalar::of_float(0);
-  auto too_big = Run{OpKind::Constant, huge, {}, DType::F64, {}}();
+  auto too_big = LayoutRun{OpKind::Constant, huge, {}, DType::F64, {}}();
   REQUIRE_FALSE(too_big.ok());
 
-  auto wrong_arity = Run{OpKind::Transpose, t, {x, x}, DType::F32, {}}();
+  auto wrong_arity = LayoutRun{OpKind::Transpose, t, {x, x}, DType::F32, {}}();
   REQUIRE_FALSE(wrong_arity.ok());
   CHECK(wrong_arity.error().code() == ErrorCode::InputMismatch);
 }
@@ -470,7 +461,7 @@ TEST_CASE("a large transpose split over the pool is exact, tile edges included",
     TransposeAttrs t;
     t.permutation = {1, 0};
     for (WorkerPool* p : {static_cast<WorkerPool*>(nullptr), &pool}) {
-      auto out = Run{OpKind::Transpose, t, {x}, DType::F32, {}, p}();
+      auto out = LayoutRun{OpKind::Transpose, t, {x}, DType::F32, {}, p}();
       REQUIRE(out.ok());
       check_transposed_u32((*out)[0], rows, cols);
     }
@@ -491,7 +482,7 @@ TEST_CASE("transpose of 4096 x 4096 f32 moves 5 GB/s or more", "[layout][.perf]"
   const std::vector<int64_t> swap{1, 0};
   TransposeAttrs t;
   t.permutation = swap;
-  Run run{OpKind::Transpose, t, {x}, DType::F32, {}, &pool};
+  LayoutRun run{OpKind::Transpose, t, {x}, DType::F32, {}, &pool};
   auto seconds = [](auto&& f) {
     const auto start = std::chrono::steady_clock::now();
     f();

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/engines/cpu/kernel_test_support.hpp"
 #include "tests/engines/cpu/test_engine.hpp"
 #include "core/half.hpp"
 #include "core/tensor_io.hpp"
@@ -38,33 +39,16 @@
 namespace tenact::cpu {
 namespace {
 
-std::string data_dir() { return std::string(TENACT_TEST_DATA_DIR) + "/cpu_reduction/"; }
-
-std::vector<int64_t> parse_ints(const std::string& text, char sep = ',') {
-  std::vector<int64_t> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, sep))
-    if (!item.empty()) out.push_back(std::stoll(item));
-  return out;
-}
-
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, sep)) out.push_back(item);
-  return out;
-}
+using namespace kernel_fixtures;
 
 struct FixtureCase {
   std::string name, op, dtype, dims, view, check;
 };
 
-std::vector<FixtureCase> read_manifest() {
-  std::ifstream in(data_dir() + "manifest.txt");
-  if (!in)
-    FAIL("missing fixture manifest " << data_dir() << "manifest.txt (run generate_fixtures.py)");
+std::vector<FixtureCase> read_reduction_manifest() {
+  const std::string dir = fixture_dir("cpu_reduction");
+  std::ifstream in(dir + "manifest.txt");
+  if (!in) FAIL("missing fixture manifest " << dir << "manifest.txt (run generate_fixtures.py)");
   std::vector<FixtureCase> cases;
   std::string line;
   while (std::getline(in, line)) {
@@ -79,71 +63,6 @@ std::vector<FixtureCase> read_manifest() {
     cases.push_back(c);
   }
   return cases;
-}
-
-HostTensor load(const std::string& path) {
-  auto t = read_tensor_file(path);
-  if (!t.ok()) FAIL("cannot read " << path << ": " << t.error().to_string());
-  return std::move(t).value();
-}
-
-/// Builds the operand view a manifest line describes from its base array.
-HostTensor make_view(const HostTensor& base, const std::string& view) {
-  const auto colon = view.find(':');
-  const std::string kind = view.substr(0, colon);
-  const std::string arg = colon == std::string::npos ? "" : view.substr(colon + 1);
-  if (kind == "none") return base;
-  if (kind == "transpose") return base.transposed(parse_ints(arg));
-  if (kind == "slice") {
-    auto parts = split(arg, ';');
-    REQUIRE(parts.size() == 3);
-    return base.sliced(parse_ints(parts[0]), parse_ints(parts[1]), parse_ints(parts[2]));
-  }
-  if (kind == "reverse") {
-    REQUIRE(base.rank() == 1);
-    const int64_t n = base.shape()[0];
-    auto v = HostTensor::view(base.buffer(), base.dtype(), {n}, {-1}, base.offset() + n - 1);
-    REQUIRE(v.ok());
-    return v.value();
-  }
-  if (kind == "broadcast") {
-    auto parts = split(arg, ';');
-    REQUIRE(parts.size() == 2);
-    return base.broadcast_view(parse_ints(parts[0]), parse_ints(parts[1]));
-  }
-  FAIL("unknown view " << view);
-  return base;
-}
-
-/// Element i of a dense tensor as a complex double (bool/int as numbers).
-std::complex<double> value_at(const HostTensor& t, int64_t i) {
-  const std::byte* p = t.data() + i * static_cast<int64_t>(size_of(t.dtype()));
-  auto get = [&](auto tag) {
-    decltype(tag) v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  };
-  switch (t.dtype()) {
-    case DType::Bool: return static_cast<double>(get(uint8_t{}));
-    case DType::I8: return static_cast<double>(get(int8_t{}));
-    case DType::I16: return static_cast<double>(get(int16_t{}));
-    case DType::I32: return static_cast<double>(get(int32_t{}));
-    case DType::I64: return static_cast<double>(get(int64_t{}));
-    case DType::U8: return static_cast<double>(get(uint8_t{}));
-    case DType::U16: return static_cast<double>(get(uint16_t{}));
-    case DType::U32: return static_cast<double>(get(uint32_t{}));
-    case DType::U64: return static_cast<double>(get(uint64_t{}));
-    case DType::F16: return static_cast<double>(f16::from_bits(get(uint16_t{})).to_float());
-    case DType::BF16: return static_cast<double>(bf16::from_bits(get(uint16_t{})).to_float());
-    case DType::F32: return static_cast<double>(get(float{}));
-    case DType::F64: return get(double{});
-    case DType::C64: {
-      auto c = get(std::complex<float>{});
-      return {c.real(), c.imag()};
-    }
-    case DType::C128: return get(std::complex<double>{});
-  }
-  return 0.0;
 }
 
 bool is_floating(DType t) { return is_float(t) || is_complex(t); }
@@ -168,22 +87,6 @@ void check_exact(const HostTensor& got, const HostTensor& want, const std::strin
     REQUIRE(std::memcmp(got.data() + i * static_cast<int64_t>(width),
                         want.data() + i * static_cast<int64_t>(width), width) == 0);
   }
-}
-
-/// Half an ulp of the dtype at magnitude |x| (subnormal spacing below the
-/// normal range).
-double half_ulp(DType t, double x) {
-  int precision = 53, emin = -1022;
-  switch (real_component(t)) {
-    case DType::F16: precision = 11; emin = -14; break;
-    case DType::BF16: precision = 8; emin = -126; break;
-    case DType::F32: precision = 24; emin = -126; break;
-    default: break;
-  }
-  int e = 0;
-  std::frexp(std::fabs(x), &e);  // |x| = f * 2^e, f in [0.5, 1)
-  const int binade = std::max(e - 1, emin);
-  return std::ldexp(1.0, binade - precision + 1) / 2;
 }
 
 /// Unit roundoff of the type a dtype accumulates in.
@@ -270,7 +173,7 @@ HostTensor reduce_ok(OpKind kind, const HostTensor& x, std::vector<int64_t> dims
 
 void run_fixture_case(const FixtureCase& c, WorkerPool* pool) {
   INFO("case " << c.name);
-  const std::string path = data_dir() + c.name;
+  const std::string path = fixture_dir("cpu_reduction") + c.name;
   const HostTensor base = load(path + ".in.npy");
   const HostTensor x = make_view(base, c.view);
   const auto kind = parse_op_kind(c.op);
@@ -293,27 +196,12 @@ void run_fixture_case(const FixtureCase& c, WorkerPool* pool) {
 
 void run_fixture_op(const std::string& op, WorkerPool* pool = nullptr) {
   int count = 0;
-  for (const FixtureCase& c : read_manifest()) {
+  for (const FixtureCase& c : read_reduction_manifest()) {
     if (c.op != op) continue;
     run_fixture_case(c, pool);
     ++count;
   }
   CHECK(count > 50);
-}
-
-template <class T>
-HostTensor tensor_of(DType dtype, std::vector<int64_t> shape, const std::vector<T>& values) {
-  auto t = HostTensor::zeros(dtype, std::move(shape));
-  REQUIRE(t.ok());
-  REQUIRE(static_cast<size_t>(t.value().element_count()) == values.size());
-  std::memcpy(t.value().data(), values.data(), values.size() * sizeof(T));
-  return t.value();
-}
-
-template <class T> T element(const HostTensor& t, int64_t i) {
-  T v;
-  std::memcpy(&v, t.data() + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
-  return v;
 }
 
 }  // namespace
@@ -337,7 +225,7 @@ TEST_CASE("reduce_min matches NumPy for every dtype and layout", "[reduction]") 
 TEST_CASE("reductions on a worker pool match NumPy", "[reduction]") {
   auto pool_holder = test_pool(3);
   WorkerPool& pool = *pool_holder;
-  for (const FixtureCase& c : read_manifest())
+  for (const FixtureCase& c : read_reduction_manifest())
     if (c.name.find("long") != std::string::npos || c.name.find("nan") != std::string::npos)
       run_fixture_case(c, &pool);
 }
@@ -351,7 +239,7 @@ TEST_CASE("reduction results are bitwise independent of the thread count", "[red
     for (const auto& [tag, dims] : shapes) {
       const std::string name = std::string("reduce_sum_") + dtype + "_" + tag;
       INFO(name);
-      const HostTensor x = load(data_dir() + name + ".in.npy");
+      const HostTensor x = load(fixture_dir("cpu_reduction") + name + ".in.npy");
       for (OpKind kind : {OpKind::ReduceSum, OpKind::ReduceSumSquares, OpKind::ReduceMax}) {
         const HostTensor serial = reduce_ok(kind, x, dims, nullptr);
         for (WorkerPool* pool : {&pool1, &pool2, &pool5})
