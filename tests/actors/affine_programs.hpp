@@ -2,13 +2,17 @@
 // derived by hand: affine(k) computes y = x * (k + 1) + k over f32[8] (named
 // "affine<k>": distinct programs of one structure); iota8() is 0..7;
 // affine_entry_bytes() what one such program costs the prepare cache;
-// small_runtime() the options of a runtime with two scheduler threads.
+// small_runtime() the options of a runtime with two scheduler threads;
+// check_answered_or_shut_down() what runs issued before shutdown got.
 #pragma once
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <future>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "actors/runtime.hpp"
 #include "core/program_json.hpp"
@@ -45,6 +49,22 @@ inline RuntimeOptions small_runtime() {
 /// The prepare cache's bytes for one affine entry with its root, measured
 /// on a runtime of its own with `options` and `engine`: budgets in units of
 /// entries.
+/// Checks the answers of runs issued just before their runtime was
+/// destroyed: every one is ready, and each either succeeded or was refused
+/// with Shutdown (nothing lost, nothing else).
+inline void check_answered_or_shut_down(std::vector<std::future<Result<std::vector<Tensor>>>>& futures) {
+  size_t ok = 0, shutdown = 0, other = 0;
+  for (auto& f : futures) {
+    REQUIRE(f.wait_for(std::chrono::seconds(0)) == std::future_status::ready);
+    auto r = f.get();
+    if (r.ok()) ++ok;
+    else if (r.error().code() == ErrorCode::Shutdown) ++shutdown;
+    else ++other;
+  }
+  CHECK(ok + shutdown == futures.size());
+  CHECK(other == 0);
+}
+
 inline uint64_t affine_entry_bytes(const RuntimeOptions& options, std::shared_ptr<Engine> engine) {
   Runtime probe{options};
   REQUIRE(probe.register_engine(std::move(engine)).ok());
