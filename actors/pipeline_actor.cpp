@@ -202,6 +202,7 @@ void dispatch(Self* self, Runtime::Impl* rt) {
     } else {
       if (!behind_events) job->work = build_held_work(run, batch.units, timings ? &instructions : nullptr);
       job->work.symbols = st.init->symbols;
+      job->work.queue = batch.queue;
       job->work.timings = timings;
       job->work.virtual_span = span;
       if (timings) st.batch_instructions.emplace(id, std::move(instructions));
@@ -311,14 +312,14 @@ pipeline_actor_type::behavior_type pipeline_actor(Self* self, Runtime::Impl* rt,
 
 namespace {
 
-// Whether the whole run is one batch of compute units at one location (no
-// transfers): then it goes to the engine directly, without a pipeline
+// Whether the whole run is one batch of compute units of one lane (one
+// location and queue, no transfers): then it goes to the engine directly, without a pipeline
 // actor (two thread hops instead of four).
 bool single_batch(const PipelinePlan& plan) {
   if (plan.unit_count() == 0) return false;
-  const LocationId location = plan.unit(0).location;
+  const uint32_t lane = plan.unit(0).lane;
   for (const PipelineUnit& u : plan.units())
-    if (u.kind == PipelineUnitKind::Transfer || u.location != location) return false;
+    if (u.kind == PipelineUnitKind::Transfer || u.lane != lane) return false;
   return true;
 }
 
@@ -344,6 +345,7 @@ void run_single_batch(Runtime::Impl* rt, PipelineRun run, const SymbolBindings& 
     return fire(Error{ErrorCode::EngineDown, "the engine actor of engine '" + where.engine + "' is down"});
   BatchWork work = build_held_work(run, batches[0].units, nullptr);
   work.symbols = symbols;
+  work.queue = batches[0].queue;
   std::shared_ptr<VirtualSpan> span = stats ? std::make_shared<VirtualSpan>() : nullptr;
   work.virtual_span = span;
   work.caller_may_run = rt->options.caller_runs_small_batches && !on_runtime_thread();

@@ -41,6 +41,7 @@
 #include "core/op_kind.hpp"
 #include "core/shape.hpp"
 #include "core/tensor.hpp"
+#include "engines/cost_model.hpp"
 #include "engines/event.hpp"
 #include "engines/specialization_types.hpp"
 
@@ -77,6 +78,9 @@ struct EngineCapabilities {
   /// Core ops of its families it has no kernel for: placement puts them
   /// elsewhere, and prepare refuses them (Unsupported).
   std::vector<OpKind> lacks;
+  /// What its kernels cost, for cost-aware placement (nullopt: no
+  /// estimates; placement then falls back to engine preference).
+  std::optional<EngineCostModel> cost;
 
   bool serves(OpFamily family) const;
   /// serves(family_of(kind)) and `kind` is not among `lacks`.

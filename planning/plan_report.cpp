@@ -79,8 +79,16 @@ Result<std::string> plan_to_text(const PreparedProgram& program, const PrepareRe
            output_names(staged, ins) + " at " +
            graph.endpoint(graph.instruction_locations[i]).to_string();
     if (region_of[i] >= 0) out += " (region " + std::to_string(region_of[i]) + ")";
+    if (i < graph.placement.size()) {
+      const OpPlacement& p = graph.placement[i];
+      out += ", " + (p.queue == BatchWork::kAnyQueue ? std::string{"any stream"} : "stream " + std::to_string(p.queue)) +
+             ", placed by " + graph.placed_by + ": estimated start " + std::to_string(p.est_start_ns) +
+             " ns, finish " + std::to_string(p.est_finish_ns) + " ns, " + std::to_string(p.transfer_bytes) +
+             " bytes moved";
+    }
     out += "\n";
   }
+  if (graph.placement.empty()) out += "placement: preference (the most preferred engine that runs each op)\n";
   for (size_t op : staged.dropped_ops)
     out += "dropped " + root.program->describe_op(op) + ": nothing reads its results\n";
   if (graph.transfer_count() == 0) out += "transfers: none\n";
@@ -137,6 +145,17 @@ Result<std::string> plan_to_json(const PreparedProgram& program, const PrepareRe
                    {"engine", at.engine},
                    {"storage_class", at.storage_class}};
     j["region"] = region_of[i] >= 0 ? ordered_json(region_of[i]) : ordered_json(nullptr);
+    if (i < graph.placement.size()) {
+      const OpPlacement& p = graph.placement[i];
+      j["stream"] = p.queue == BatchWork::kAnyQueue ? ordered_json(nullptr) : ordered_json(p.queue);
+      j["placement"] = {{"policy", graph.placed_by},
+                        {"est_start_ns", p.est_start_ns},
+                        {"est_finish_ns", p.est_finish_ns},
+                        {"transfer_bytes", p.transfer_bytes}};
+    } else {
+      j["stream"] = nullptr;
+      j["placement"] = {{"policy", graph.placed_by}};
+    }
     doc["instructions"].push_back(std::move(j));
   }
   // Ops staging dropped because nothing reads their results.

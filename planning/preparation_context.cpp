@@ -1,5 +1,8 @@
 #include "planning/preparation_context.hpp"
 
+#include "planning/cost_placement.hpp"
+#include "planning/signature.hpp"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -66,6 +69,10 @@ class ContextResolver {
     if (!staged.ok()) return staged.error();
     staging_ = std::make_shared<const ExecProgram>(std::move(*staged));
 
+    if (const auto policy = cost_policy()) {
+      TENACT_ASSIGN_OR_RETURN(auto found, place_by_cost(*policy));
+      if (found) return std::move(*found);
+    }
     for (const std::string& storage : storage_classes()) {
       TENACT_ASSIGN_OR_RETURN(auto found, search_storage_class(storage));
       if (found) return std::move(*found);
@@ -86,6 +93,99 @@ class ContextResolver {
   }
 
  private:
+  // The policy that places by estimates, when one does: asked for, or
+  // Auto with estimates from every candidate. nullopt: the preference
+  // search.
+  std::optional<PlacementPolicy> cost_policy() const {
+    if (staging_->instructions.empty()) return std::nullopt;
+    switch (options_.policy) {
+      case PlacementPolicy::Preference: return std::nullopt;
+      case PlacementPolicy::EarliestFinish:
+      case PlacementPolicy::RoundRobin: return options_.policy;
+      case PlacementPolicy::Auto: break;
+    }
+    const bool all_estimate = std::all_of(candidates_.begin(), candidates_.end(),
+                                          [](const EngineEntry* e) { return e->capabilities.cost.has_value(); });
+    if (!all_estimate) return std::nullopt;
+    return PlacementPolicy::EarliestFinish;
+  }
+
+  // Per slot, the extents placement costs it at: exact and upper-bound
+  // extents evaluated at the caller's signature, anything else 1.
+  std::vector<std::vector<int64_t>> slot_extents() const {
+    auto bound = bind_signature(*program_, signature_of(inputs_));
+    const SymbolBindings symbols = bound.ok() ? std::move(*bound) : SymbolBindings{};
+    std::vector<std::vector<int64_t>> out(staging_->slots.size());
+    for (size_t s = 0; s < staging_->slots.size(); ++s)
+      for (const ShapeExtent& extent : staging_->slots[s].type.shape) {
+        int64_t v = 1;
+        if (extent.kind != ExtentKind::Unknown)
+          if (auto value = extent.expr.evaluate(symbols); value.ok() && *value >= 0) v = *value;
+        out[s].push_back(v);
+      }
+    return out;
+  }
+
+  // The placement of `policy` (cost_placement.hpp) over the candidates of
+  // the storage constraint (without one: every class of every candidate),
+  // built like any selection. nullopt: some op has no candidate, the
+  // estimates found no reachable place, or the plan needs a route that is
+  // not there (remembered); the preference search then runs.
+  Result<std::optional<PreparationContext>> place_by_cost(PlacementPolicy policy) {
+    TENACT_ASSIGN_OR_RETURN(auto per_op, op_candidates(options_.placement.storage_class));
+    if (!per_op) return std::optional<PreparationContext>{};
+    std::vector<PlacementCandidate> candidates;
+    for (const OpDispatch& d : dispatches_) {
+      const EngineEntry* e = config_->find_engine(d.binding.endpoint.engine);
+      PlacementCandidate c{d.binding.endpoint, e && e->capabilities.cost ? *e->capabilities.cost : nominal_cost_model(), 1};
+      if (e && c.cost.lanes > 1 && e->capabilities.queues >= c.cost.lanes) c.lanes = c.cost.lanes;
+      candidates.push_back(std::move(c));
+    }
+    const auto extents = slot_extents();
+    std::vector<Endpoint> placements;
+    for (const InputDescriptor& in : inputs_) placements.push_back(in.placement);
+    CostPlacementProblem problem;
+    problem.staging = staging_.get();
+    problem.slot_extents = extents;
+    problem.candidates = candidates;
+    problem.candidates_of = [&](size_t k) { return std::span<const uint32_t>{per_op->of(k)}; };
+    problem.input_placements = placements;
+    problem.accepts = [&](size_t i, const Endpoint& at) {
+      const EngineEntry* e = config_->find_engine(at.engine);
+      return e && accepts_input(*e, at.storage_class, inputs_[i]);
+    };
+    problem.config = config_.get();
+    auto placed = policy == PlacementPolicy::RoundRobin ? place_round_robin(problem) : place_earliest_finish(problem);
+    if (!placed) return std::optional<PreparationContext>{};
+    ++attempts_;
+    planned_ = std::move(*placed);
+    planned_by_ = policy;
+    auto built = build(table_of(*per_op, planned_->pick), std::nullopt);
+    planned_.reset();
+    if (built.ok()) return std::optional<PreparationContext>{std::move(*built)};
+    if (!is_route_error(built.error())) return built.error();
+    last_route_error_ = built.error();
+    return std::optional<PreparationContext>{};
+  }
+
+  // The selection `pick` as a table: its distinct dispatches in order of
+  // first use.
+  OpDispatchTable table_of(const OpCandidates& per_op, const Pick& pick) const {
+    std::vector<int32_t> local(dispatches_.size(), -1);
+    std::vector<OpDispatch> distinct;
+    std::vector<uint32_t> of_op;
+    of_op.reserve(pick.size());
+    for (size_t op = 0; op < pick.size(); ++op) {
+      const uint32_t d = per_op.of(op)[pick[op]];
+      if (local[d] < 0) {
+        local[d] = static_cast<int32_t>(distinct.size());
+        distinct.push_back(dispatches_[d]);
+      }
+      of_op.push_back(static_cast<uint32_t>(local[d]));
+    }
+    return OpDispatchTable{std::move(distinct), std::move(of_op)};
+  }
+
   // Names the first op no allowed executable engine runs at all, when
   // there is one (otherwise no single placement fits every op).
   Error no_eligible_engine() const {
@@ -241,20 +341,7 @@ class ContextResolver {
                                           : std::string{})};
     ++used;
     ++attempts_;
-    // The selection's distinct dispatches, in order of first use.
-    std::vector<int32_t> local(dispatches_.size(), -1);
-    std::vector<OpDispatch> distinct;
-    std::vector<uint32_t> of_op;
-    of_op.reserve(pick.size());
-    for (size_t op = 0; op < pick.size(); ++op) {
-      const uint32_t d = per_op.of(op)[pick[op]];
-      if (local[d] < 0) {
-        local[d] = static_cast<int32_t>(distinct.size());
-        distinct.push_back(dispatches_[d]);
-      }
-      of_op.push_back(static_cast<uint32_t>(local[d]));
-    }
-    auto built = build(OpDispatchTable{std::move(distinct), std::move(of_op)}, std::nullopt);
+    auto built = build(table_of(per_op, pick), std::nullopt);
     if (built.ok()) return std::optional<PreparationContext>{std::move(*built)};
     if (!is_route_error(built.error())) return built.error();
     last_route_error_ = built.error();
@@ -321,7 +408,15 @@ class ContextResolver {
     std::vector<Endpoint> out;
     for (size_t i = 0; i < inputs_.size(); ++i) {
       std::optional<Endpoint> chosen;
+      // A cost-aware placement says where it entered the estimates.
+      if (planned_ && i < planned_->input_entries.size() && !planned_->input_entries[i].engine.empty()) {
+        const Endpoint& entry = planned_->input_entries[i];
+        const EngineEntry* e = candidate(entry.engine);
+        if (e && accepts_input(*e, entry.storage_class, inputs_[i]) && reaches_all(entry, consumers[i]))
+          chosen = entry;
+      }
       for (const EngineEntry* e : candidates_) {
+        if (chosen) break;
         for (const std::string& cls : e->capabilities.storage_classes) {
           if (!accepts_input(*e, cls, inputs_[i])) continue;
           Endpoint source{e->id(), cls};
@@ -371,6 +466,10 @@ class ContextResolver {
     for (const OpDispatch& d : selection) instruction_endpoints.push_back(d.binding.endpoint);
     TENACT_ASSIGN_OR_RETURN(auto schedule, build_schedule(*staging_, ctx.root_placement,
                                                           ctx.input_endpoints, instruction_endpoints, *config_));
+    if (planned_) {
+      schedule.placement = planned_->placement;
+      schedule.placed_by = std::string{to_string(planned_by_)};
+    }
     ctx.schedule = std::make_shared<const ScheduledGraph>(std::move(schedule));
     ctx.dispatch = std::move(selection);
     ctx.root_identity = std::make_shared<const RootIdentity>(root_identity(ctx));
@@ -399,6 +498,11 @@ class ContextResolver {
       root.planning = planning_key(*primary, config_->policy());
     root.prepare_options = options_.canonical_text();
     root.input_endpoints = ctx.input_endpoints;
+    for (const OpPlacement& p : ctx.schedule->placement)
+      if (p.queue != BatchWork::kAnyQueue) {
+        for (size_t k = 0; k < ctx.schedule->placement.size(); ++k) root.op_queues.push_back(ctx.schedule->queue_of(k));
+        break;
+      }
     return root;
   }
 
@@ -415,6 +519,9 @@ class ContextResolver {
   std::optional<std::string> missing_family_;
   std::optional<Error> last_route_error_;
   uint64_t attempts_ = 0;
+  /// While a cost-aware placement is built: its estimates and input entries.
+  std::optional<CostPlacement> planned_;
+  PlacementPolicy planned_by_ = PlacementPolicy::EarliestFinish;
 };
 
 }  // namespace
@@ -460,14 +567,34 @@ std::string PlacementConstraint::to_string() const {
 }
 
 std::string PrepareOptions::canonical_text() const {
-  if (placement.is_any()) return "";
-  // In the caller's order, which is the preference order of the plan;
-  // length-prefixed, so no id can forge a separator.
-  std::string out = "engines=";
-  for (const std::string& id : placement.distinct_engines()) out += std::to_string(id.size()) + ":" + id;
-  if (placement.storage_class)
-    out += ";storage=" + std::to_string(placement.storage_class->size()) + ":" + *placement.storage_class;
+  std::string out;
+  if (!placement.is_any()) {
+    // In the caller's order, which is the preference order of the plan;
+    // length-prefixed, so no id can forge a separator.
+    out = "engines=";
+    for (const std::string& id : placement.distinct_engines()) out += std::to_string(id.size()) + ":" + id;
+    if (placement.storage_class)
+      out += ";storage=" + std::to_string(placement.storage_class->size()) + ":" + *placement.storage_class;
+  }
+  if (policy != PlacementPolicy::Auto) out += std::string{out.empty() ? "" : ";"} + "policy=" + std::string{to_string(policy)};
   return out;
+}
+
+std::string_view to_string(PlacementPolicy policy) noexcept {
+  switch (policy) {
+    case PlacementPolicy::Auto: return "auto";
+    case PlacementPolicy::EarliestFinish: return "earliest_finish";
+    case PlacementPolicy::Preference: return "preference";
+    case PlacementPolicy::RoundRobin: return "round_robin";
+  }
+  return "auto";
+}
+
+std::optional<PlacementPolicy> parse_placement_policy(std::string_view text) noexcept {
+  for (PlacementPolicy p : {PlacementPolicy::Auto, PlacementPolicy::EarliestFinish, PlacementPolicy::Preference,
+                            PlacementPolicy::RoundRobin})
+    if (to_string(p) == text) return p;
+  return std::nullopt;
 }
 
 }  // namespace tenact

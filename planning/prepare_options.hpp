@@ -6,8 +6,10 @@
 // cache_in_flight only changes what the cache retains, not the plan.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tenact {
@@ -31,8 +33,34 @@ struct PlacementConstraint {
   friend bool operator==(const PlacementConstraint&, const PlacementConstraint&) = default;
 };
 
+/// How preparation places ops on the allowed engines
+/// (planning/preparation_context.hpp).
+enum class PlacementPolicy : uint8_t {
+  /// EarliestFinish when every allowed executable engine gives cost
+  /// estimates (EngineCapabilities::cost), else Preference.
+  Auto,
+  /// Earliest-finish-time list scheduling over the engines' estimates and
+  /// the routes' copy costs (planning/cost_placement.hpp); an engine
+  /// without estimates is costed by a nominal model.
+  EarliestFinish,
+  /// Every op on the most preferred engine that can run it (the dispatch
+  /// search of the file comment of preparation_context.hpp).
+  Preference,
+  /// Ops in program order dealt to their candidate engines in turn: a
+  /// baseline for benchmarks, not for use.
+  RoundRobin,
+};
+
+/// "auto", "earliest_finish", "preference", "round_robin".
+std::string_view to_string(PlacementPolicy policy) noexcept;
+/// The policy named by to_string's text; nullopt for anything else.
+std::optional<PlacementPolicy> parse_placement_policy(std::string_view text) noexcept;
+
 struct PrepareOptions {
   PlacementConstraint placement;
+  /// Part of the key (canonical_text): plans made under different
+  /// policies are different entries.
+  PlacementPolicy policy = PlacementPolicy::Auto;
   /// When false the prepare cache retains nothing of this request (no
   /// entry, no in-flight record others could join).
   bool cache_in_flight = true;

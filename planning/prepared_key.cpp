@@ -23,6 +23,7 @@ enum Tag : uint8_t {
   kExtensionPlanning,
   kRequirements,
   kProjection,
+  kOpQueues,
 };
 
 void put(KeyEncoder& out, const Endpoint& e) {
@@ -74,7 +75,7 @@ bool root_identity_exact_equal(const RootIdentity& a, const RootIdentity& b) {
          a.root_placement == b.root_placement && a.engines == b.engines &&
          a.compiler_options == b.compiler_options && a.planning == b.planning &&
          a.prepare_options == b.prepare_options && a.op_bindings == b.op_bindings &&
-         a.input_endpoints == b.input_endpoints &&
+         a.input_endpoints == b.input_endpoints && a.op_queues == b.op_queues &&
          extension_planning_exact_equal(a.extension_planning, b.extension_planning);
 }
 
@@ -114,6 +115,9 @@ void encode_for_digest(KeyEncoder& out, const RootIdentity& root) {
     out.str(x.engine);
     out.fingerprint(x.payload_fingerprint);
   }
+  out.tag(kOpQueues);
+  out.u64(root.op_queues.size());
+  for (uint32_t q : root.op_queues) out.u64(q);
 }
 
 Result<uint64_t> root_identity_retained_bytes(const RootIdentity& root) {
@@ -127,6 +131,7 @@ Result<uint64_t> root_identity_retained_bytes(const RootIdentity& root) {
   c.add(root.prepare_options.size());
   c.add(endpoints_bytes(root.op_bindings));
   c.add(endpoints_bytes(root.input_endpoints));
+  c.add_array(root.op_queues.size(), sizeof(uint32_t));
   c.add_array(root.extension_planning.size(), sizeof(ExtensionPlanningIdentity));
   for (const ExtensionPlanningIdentity& x : root.extension_planning)
     c.add(x.family.size()).add(x.engine.size()).add(x.payload_bytes().size());

@@ -76,6 +76,9 @@ struct RootIdentity {
   std::vector<Endpoint> input_endpoints;
   /// One per extension op, in op order.
   std::vector<ExtensionPlanningIdentity> extension_planning;
+  /// The queue each staged instruction is sent to, one per instruction
+  /// (empty: every instruction with kAnyQueue).
+  std::vector<uint32_t> op_queues;
 };
 
 /// Every field of `a` and `b` equal; programs by structural equality,
@@ -85,7 +88,8 @@ bool root_identity_exact_equal(const RootIdentity& a, const RootIdentity& b);
 /// Appends the root identity's digest fields in their fixed order:
 /// program fingerprint, runtime id, epoch, root placement, engines,
 /// compiler options, planning key, prepare options, op bindings, input
-/// endpoints, extension planning (family, engine, payload fingerprint).
+/// endpoints, extension planning (family, engine, payload fingerprint), op
+/// queues.
 void encode_for_digest(KeyEncoder& out, const RootIdentity& root);
 
 /// Bytes a root identity keeps alive, not counting the program (shared

@@ -59,6 +59,20 @@ struct ScheduledNode {
   friend bool operator==(const ScheduledNode&, const ScheduledNode&) = default;
 };
 
+/// Why an instruction runs where it does, when placement was cost-aware
+/// (planning/cost_placement.hpp): its queue and the estimates it was
+/// chosen by. Times are nanoseconds from the run's start, estimated.
+struct OpPlacement {
+  /// The engine queue (stream) it is sent to; BatchWork::kAnyQueue: the
+  /// engine chooses.
+  uint32_t queue = BatchWork::kAnyQueue;
+  uint64_t est_start_ns = 0;
+  uint64_t est_finish_ns = 0;
+  /// Bytes of its operands moved to reach it (uploads and copies).
+  uint64_t transfer_bytes = 0;
+  friend bool operator==(const OpPlacement&, const OpPlacement&) = default;
+};
+
 struct ScheduledGraph {
   /// Distinct endpoints, in order of first use (root first).
   std::vector<Endpoint> locations;
@@ -76,8 +90,17 @@ struct ScheduledGraph {
   /// Where each program output is delivered (where it was produced, or
   /// where its input entered), one per output.
   std::vector<SlotCopy> outputs;
+  /// One per instruction when placement was cost-aware or round-robin
+  /// (then `placed_by` says which); empty under the preference search.
+  std::vector<OpPlacement> placement;
+  /// "earliest_finish", "round_robin" or "preference".
+  std::string placed_by = "preference";
 
   size_t transfer_count() const;
+  /// The queue instruction `i` is sent to (kAnyQueue without a placement).
+  uint32_t queue_of(size_t instruction) const {
+    return instruction < placement.size() ? placement[instruction].queue : BatchWork::kAnyQueue;
+  }
   const Endpoint& endpoint(LocationId id) const { return locations[id]; }
   friend bool operator==(const ScheduledGraph&, const ScheduledGraph&) = default;
 };

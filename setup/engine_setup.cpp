@@ -26,6 +26,9 @@ Error bad_entry(std::string_view list, std::string_view entry, std::string_view 
                                                 "' " + std::string{why}};
 }
 
+// A copy between two CPU engines' host memories: a memcpy on one core.
+constexpr RouteCost kHostCopyCost{1000, 10e9};
+
 }  // namespace
 
 Result<std::vector<EngineSpec>> parse_engine_list(std::string_view list) {
@@ -89,7 +92,7 @@ Result<RegisteredEngines> make_engines(std::span<const EngineSpec> engines, cons
   for (const auto& [id, engine] : made.cpus) hosts.push_back(Endpoint{id, cpu::CpuEngine::kHostStorage});
   for (const Endpoint& from : hosts)
     for (const Endpoint& to : hosts)
-      if (from != to) made.routes.push_back(TransferRoute{from, to, "host_copy"});
+      if (from != to) made.routes.push_back(TransferRoute{from, to, "host_copy", kHostCopyCost});
   if (!made.world) return made;
   hosts.push_back(Endpoint::unowned_host());
   const auto listed = [&](const Endpoint& at) {

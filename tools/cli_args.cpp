@@ -31,6 +31,11 @@ Parsed<EndpointArg> parse_endpoint_arg(const std::string& text, const std::strin
   return e;
 }
 
+Parsed<PlacementPolicy> parse_policy_arg(const std::string& text) {
+  if (auto policy = parse_placement_policy(text)) return *policy;
+  return "--policy: expected auto, earliest_finish, preference or round_robin, got '" + text + "'";
+}
+
 std::optional<uint64_t> parse_count(const std::string& text, uint64_t max) {
   if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
     return std::nullopt;

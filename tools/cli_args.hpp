@@ -10,6 +10,8 @@
 #include <utility>
 #include <variant>
 
+#include "planning/prepare_options.hpp"
+
 namespace tenact::cli {
 
 /// A parsed value, or the usage error's text.
@@ -30,6 +32,9 @@ struct EndpointArg {
   std::string storage_class;
 };
 Parsed<EndpointArg> parse_endpoint_arg(const std::string& text, const std::string& default_storage);
+
+/// "--policy NAME": auto, earliest_finish, preference or round_robin.
+Parsed<PlacementPolicy> parse_policy_arg(const std::string& text);
 
 /// A decimal count in [1, max]; nullopt otherwise.
 std::optional<uint64_t> parse_count(const std::string& text, uint64_t max);

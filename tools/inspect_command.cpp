@@ -35,6 +35,7 @@ struct InspectArgs {
   std::string platform;
   std::vector<std::pair<std::string, std::string>> placements;  // name, engine[/storage]
   bool json = false;
+  PlacementPolicy policy = PlacementPolicy::Auto;
 };
 
 std::optional<InspectArgs> parse_inspect_args(const std::vector<std::string>& args, std::ostream& err,
@@ -66,6 +67,15 @@ std::optional<InspectArgs> parse_inspect_args(const std::vector<std::string>& ar
           return std::nullopt;
         }
       (placement ? r.placements : r.inputs).push_back(std::move(std::get<0>(pair)));
+    } else if (a == "--policy") {
+      auto v = value("--policy");
+      if (!v) return std::nullopt;
+      auto policy = parse_policy_arg(*v);
+      if (auto* why = std::get_if<std::string>(&policy)) {
+        status = usage_error("inspect", *why, err);
+        return std::nullopt;
+      }
+      r.policy = std::get<PlacementPolicy>(policy);
     } else if (a == "--engines") {
       auto v = value("--engines");
       if (!v) return std::nullopt;
@@ -197,7 +207,9 @@ int run_inspect(const std::vector<std::string>& args, std::ostream& out, std::os
     return it == engines.end() ? nullptr : it->second;
   };
   PrepareReport report;
-  auto prepared = prepare_program(config, program, *inputs, {}, lookup, {}, &report);
+  PrepareOptions prepare_options;
+  prepare_options.policy = parsed->policy;
+  auto prepared = prepare_program(config, program, *inputs, prepare_options, lookup, {}, &report);
   if (!prepared.ok()) return fail(prepared.error());
   auto text = parsed->json ? plan_to_json(**prepared, report) : plan_to_text(**prepared, report);
   if (!text.ok()) return fail(text.error());

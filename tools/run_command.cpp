@@ -50,6 +50,7 @@ struct RunArgs {
   std::vector<setup::EngineSpec> engines;
   std::string platform;
   std::vector<std::pair<std::string, EndpointArg>> placements;  // input name, where
+  PlacementPolicy policy = PlacementPolicy::Auto;
 };
 
 // Returns the parsed arguments or prints a usage error (returns nullopt).
@@ -91,6 +92,15 @@ std::optional<RunArgs> parse_run_args(const std::vector<std::string>& args, std:
       auto v = value(a == "--platform" ? "--platform" : "--stats-json");
       if (!v) return std::nullopt;
       (a == "--platform" ? r.platform : r.stats_json) = *v;
+    } else if (a == "--policy") {
+      auto v = value("--policy");
+      if (!v) return std::nullopt;
+      auto policy = parse_policy_arg(*v);
+      if (auto* why = std::get_if<std::string>(&policy)) {
+        status = usage_error("run", *why, err);
+        return std::nullopt;
+      }
+      r.policy = std::get<PlacementPolicy>(policy);
     } else if (a == "--engines") {
       auto v = value("--engines");
       if (!v) return std::nullopt;
@@ -244,7 +254,9 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   for (uint64_t i = 0; i < parsed->repeat; ++i) {
     const auto start = std::chrono::steady_clock::now();
     ExecutionStats execution;
-    outputs = runtime.run(shared_program, *inputs, {}, &execution).get();
+    PrepareOptions prepare_options;
+    prepare_options.policy = parsed->policy;
+    outputs = runtime.run(shared_program, *inputs, prepare_options, &execution).get();
     if (!outputs.ok()) return fail(outputs.error());
     const auto elapsed = std::chrono::steady_clock::now() - start;
     run_stats.add_run(execution,

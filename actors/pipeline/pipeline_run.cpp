@@ -259,6 +259,8 @@ class PipelinePlanBuilder {
           break;
         }
       }
+      if (!unit.instructions.empty()) unit.queue = g.queue_of(unit.instructions.front());
+      unit.lane = lane_of(unit.location, unit.kind == PipelineUnitKind::Transfer ? BatchWork::kAnyQueue : unit.queue);
       for (uint32_t i : unit.instructions) {
         if (i >= p.ops.size() || !p.ops[i]) return internal("instruction #" + std::to_string(i) + " has no prepared op");
         unit.ops.push_back(p.ops[i]);
@@ -280,7 +282,17 @@ class PipelinePlanBuilder {
     return ok_status();
   }
 
+  // The lane of (location, queue): numbered in order of first use.
+  uint32_t lane_of(LocationId location, uint32_t queue) {
+    for (uint32_t l = 0; l < lanes_.size(); ++l)
+      if (lanes_[l].first == location && lanes_[l].second == queue) return l;
+    lanes_.emplace_back(location, queue);
+    plan_.lane_count_ = static_cast<uint32_t>(lanes_.size());
+    return plan_.lane_count_ - 1;
+  }
+
   PipelinePlan plan_;
+  std::vector<std::pair<LocationId, uint32_t>> lanes_;
   std::vector<Provisional> provisional_;
   std::vector<uint32_t> prov_of_node_;
   std::vector<std::vector<uint32_t>> prov_deps_;
@@ -426,8 +438,8 @@ std::vector<PipelineBatch> PipelineRun::take_ready_batches() {
   if (error_) return {};
   std::sort(ready_.begin(), ready_.end());
   std::vector<PipelineBatch> batches;
-  // The compute batch of each location in this call (kNone: none yet).
-  std::vector<uint32_t> batch_at(plan_->schedule().locations.size(), kNone);
+  // The compute batch of each lane in this call (kNone: none yet).
+  std::vector<uint32_t> batch_at(plan_->lane_count(), kNone);
   const uint32_t stamp = ++stamp_;
   std::vector<uint32_t> stack;
   size_t started = 0;
@@ -439,10 +451,10 @@ std::vector<PipelineBatch> PipelineRun::take_ready_batches() {
       batches.push_back(PipelineBatch{seed.location, {r}});
       continue;
     }
-    uint32_t& b = batch_at[seed.location];
+    uint32_t& b = batch_at[seed.lane];
     if (b == kNone) {
       b = static_cast<uint32_t>(batches.size());
-      batches.push_back(PipelineBatch{seed.location, {}});
+      batches.push_back(PipelineBatch{seed.location, {}, seed.queue});
     }
     const uint32_t batch = b;
     batches[batch].units.push_back(r);
@@ -454,8 +466,7 @@ std::vector<PipelineBatch> PipelineRun::take_ready_batches() {
       stack.pop_back();
       for (uint32_t v : plan_->unit(w).dependents) {
         const PipelineUnit& next = plan_->unit(v);
-        if (state_[v] != UnitState::Waiting || next.kind == PipelineUnitKind::Transfer ||
-            next.location != seed.location)
+        if (state_[v] != UnitState::Waiting || next.kind == PipelineUnitKind::Transfer || next.lane != seed.lane)
           continue;
         if (unit_stamp_[v] != stamp) {
           unit_stamp_[v] = stamp;
@@ -479,9 +490,9 @@ std::vector<PipelineBatch> PipelineRun::take_ready_batches() {
 std::vector<PipelineBatch> PipelineRun::take_all_batches() {
   if (error_) return {};
   std::vector<PipelineBatch> batches;
-  // Per unit: the batch it went to; per location: its latest compute batch.
+  // Per unit: the batch it went to; per lane: its latest compute batch.
   std::vector<uint32_t>& batch_of = pending_;
-  std::vector<uint32_t> latest(plan_->schedule().locations.size(), kNone);
+  std::vector<uint32_t> latest(plan_->lane_count(), kNone);
   size_t started = 0;
   for (uint32_t u = 0; u < unit_count(); ++u) {
     if (state_[u] == UnitState::Started || state_[u] == UnitState::Done) {
@@ -495,13 +506,13 @@ std::vector<PipelineBatch> PipelineRun::take_all_batches() {
       if (batch_of[d] != kNone && (needs == kNone || batch_of[d] > needs)) needs = batch_of[d];
     uint32_t b = kNone;
     if (unit.kind != PipelineUnitKind::Transfer) {
-      const uint32_t at = latest[unit.location];
+      const uint32_t at = latest[unit.lane];
       if (at != kNone && (needs == kNone || needs <= at)) b = at;
     }
     if (b == kNone) {
       b = static_cast<uint32_t>(batches.size());
-      batches.push_back(PipelineBatch{unit.location, {}});
-      if (unit.kind != PipelineUnitKind::Transfer) latest[unit.location] = b;
+      batches.push_back(PipelineBatch{unit.location, {}, unit.kind == PipelineUnitKind::Transfer ? BatchWork::kAnyQueue : unit.queue});
+      if (unit.kind != PipelineUnitKind::Transfer) latest[unit.lane] = b;
     }
     batches[b].units.push_back(u);
     batch_of[u] = b;

@@ -57,6 +57,12 @@ struct PipelineUnit {
   PipelineUnitKind kind = PipelineUnitKind::Instruction;
   /// Where it runs (a transfer: its destination).
   LocationId location = 0;
+  /// The engine queue it is sent to (its first instruction's, from the
+  /// schedule's placement; kAnyQueue for a transfer or without one).
+  uint32_t queue = BatchWork::kAnyQueue;
+  /// Its (location, queue) pair, numbered per plan: compute units of one
+  /// lane may share a batch, units of different lanes never do.
+  uint32_t lane = 0;
   /// Instruction: its index in ExecProgram::instructions. Region: its index
   /// in PreparedRoot::regions. Transfer: its node index.
   uint32_t index = 0;
@@ -117,6 +123,9 @@ class PipelinePlan {
   uint32_t unit_of_node(uint32_t node) const { return unit_of_node_[node]; }
   const Endpoint& endpoint(LocationId location) const { return schedule().endpoint(location); }
 
+  /// Distinct (location, queue) pairs of the units.
+  uint32_t lane_count() const { return lane_count_; }
+
   size_t copy_count() const { return copies_.size(); }
   const SlotCopy& copy(CopyId c) const { return copies_[c]; }
   /// The copy of `slot` at `location`, or nullopt when none is made.
@@ -148,17 +157,20 @@ class PipelinePlan {
   std::vector<uint8_t> is_output_;
   std::vector<CopyId> input_copies_;
   std::vector<CopyId> output_copies_;
+  uint32_t lane_count_ = 0;
 
   friend class PipelinePlanBuilder;
 };
 
 /// Ready units at one location, in an order that respects dependencies
 /// (ascending unit order). Compute units (instructions, regions) of one
-/// location share a batch; a transfer is a batch of its own (the transfer
+/// lane (location and queue) share a batch; a transfer is a batch of its own (the transfer
 /// actor runs it, not the engine).
 struct PipelineBatch {
   LocationId location = 0;
   std::vector<uint32_t> units;
+  /// The queue its units go to (BatchWork::queue).
+  uint32_t queue = BatchWork::kAnyQueue;
 };
 
 class PipelineRun {
@@ -186,7 +198,7 @@ class PipelineRun {
   /// ascending order, now marked started. Empty after a failure.
   std::vector<uint32_t> take_ready();
   /// The ready units grouped into batches (ordered by their first unit),
-  /// each greedily extended by not-started units at its location whose
+  /// each greedily extended by not-started units of its lane whose
   /// every dependency not yet done is inside the batch (a chain on one
   /// engine becomes one batch). A batch never waits on anything outside it
   /// that is not done. Every unit in a batch is now started. Empty after a
@@ -196,7 +208,7 @@ class PipelineRun {
   /// Every unit not started yet, now started, grouped into batches for
   /// enqueueing behind events: batch k may read what batches before it
   /// make (they are enqueued first) but nothing of a later one. A compute
-  /// unit joins the latest batch at its location when every dependency not
+  /// unit joins the latest batch of its lane when every dependency not
   /// done is in that batch or an earlier one; a transfer is a batch of its
   /// own. Batches come in an order that respects dependencies; the units of
   /// each ascending. Inputs from other batches are not held yet: see

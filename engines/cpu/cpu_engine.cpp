@@ -35,9 +35,26 @@ CpuEngine::CpuEngine(Passkey, CpuEngineOptions options, std::unique_ptr<WorkerPo
   capabilities_.accepted_input_storage = options.storage_classes;
   capabilities_.fused_elementwise_regions = options.fuse_regions;
   capabilities_.queues = static_cast<uint32_t>(pool_->thread_count());
+  if (options.cost_estimates) capabilities_.cost = cpu_cost_model(pool_->thread_count());
   for (uint32_t q = 0; q < capabilities_.queues; ++q)
     queues_.push_back(HostQueue::create(*pool_, "queue " + std::to_string(q) + " of engine '" + identity_.id + "'"));
   set_blas_threads(static_cast<int>(pool_->thread_count()));
+}
+
+EngineCostModel cpu_cost_model(size_t threads) {
+  // Per thread, about what the kernels reach on the 2-core development
+  // machine (bench/cpu_bench): OpenBLAS sgemm ~24e9 multiply-adds/s per core,
+  // dgemm half of it, the converting f16/bf16 and integer dots far less;
+  // elementwise passes ~10 GB/s per core.
+  const double t = static_cast<double>(std::max<size_t>(1, threads));
+  EngineCostModel m;
+  m.rates = DTypeRates{2e9 * t, 24e9 * t, 12e9 * t, 4e9 * t, 6e9 * t, 3e9 * t};
+  m.memory_bandwidth = 10e9 * t;
+  m.launch_latency_ns = 2000;  // a hand-off to the pool and the kernel's setup
+  m.memory_bytes = 0;          // host memory: not bounded by placement
+  m.lanes = 1;                 // a batch uses every thread
+  m.resource = "host cores";   // every CPU engine of the process runs on them
+  return m;
 }
 
 CpuEngine::~CpuEngine() {

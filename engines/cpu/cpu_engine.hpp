@@ -56,7 +56,16 @@ struct CpuEngineOptions {
   /// (`= {}` keeps aggregate initialisations like CpuEngineOptions{2} free
   /// of -Wmissing-field-initializers.)
   HostCacheOptions host_cache = {};
+  /// Declares cpu_cost_model(threads) as its cost estimates (placement is
+  /// then cost-aware where every candidate engine has estimates).
+  bool cost_estimates = true;
 };
+
+/// The CPU engine's cost estimates with `threads` worker threads: rates
+/// and bandwidth that scale with the threads, a fixed per-kernel overhead,
+/// one lane (a batch uses every thread) on the resource "host cores"
+/// that every CPU engine shares, unbounded memory.
+EngineCostModel cpu_cost_model(size_t threads);
 
 class CpuEngine final : public Engine {
   struct Passkey {};

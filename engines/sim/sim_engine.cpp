@@ -41,6 +41,7 @@ SimEngine::SimEngine(Passkey, SimEngineOptions options, size_t index, std::uniqu
   capabilities_.fused_elementwise_regions = options.fuse_regions;
   capabilities_.queues = std::max<uint32_t>(1, spec.streams);
   capabilities_.lacks = spec.lacks;
+  capabilities_.cost = cost_model_of(spec);
   memory_ = HostBufferSource::create(Endpoint{spec.id, kDeviceStorage}, {}, HostSourceLimits{spec.memory_bytes});
   clocks_ = std::make_unique<std::atomic<uint64_t>[]>(capabilities_.queues);
   sequences_ = std::make_unique<uint64_t[]>(capabilities_.queues);

@@ -74,12 +74,13 @@ std::vector<TransferRoute> sim_routes(const SimWorld& world, std::span<const End
   for (const SimLinkSpec& link : world.platform().links) {
     const bool from_host = link.from == "host", to_host = link.to == "host";
     if (from_host && to_host) continue;
+    const RouteCost cost{link.latency_ns, link.bandwidth};
     if (from_host) {
-      for (const Endpoint& host : host_endpoints) routes.push_back({host, device_endpoint(link.to), provider});
+      for (const Endpoint& host : host_endpoints) routes.push_back({host, device_endpoint(link.to), provider, cost});
     } else if (to_host) {
-      for (const Endpoint& host : host_endpoints) routes.push_back({device_endpoint(link.from), host, provider});
+      for (const Endpoint& host : host_endpoints) routes.push_back({device_endpoint(link.from), host, provider, cost});
     } else {
-      routes.push_back({device_endpoint(link.from), device_endpoint(link.to), provider});
+      routes.push_back({device_endpoint(link.from), device_endpoint(link.to), provider, cost});
     }
   }
   return routes;

@@ -476,21 +476,6 @@ Result<SimPlatform> read_platform(const Json& doc) {
 
 // -- public API -----------------------------------------------------------------
 
-double SimRates::for_dtype(DType dtype) const {
-  switch (dtype) {
-    case DType::F16:
-    case DType::BF16: return f16;
-    case DType::F32: return f32;
-    case DType::F64: return f64;
-    case DType::C64: return complex64;
-    case DType::C128: return complex128;
-    case DType::Bool:
-    case DType::I8: case DType::I16: case DType::I32: case DType::I64:
-    case DType::U8: case DType::U16: case DType::U32: case DType::U64: return integer;
-  }
-  return integer;  // unreachable for a valid DType
-}
-
 const SimDeviceSpec* SimPlatform::device(std::string_view id) const {
   for (const auto& d : devices)
     if (d.id == id) return &d;

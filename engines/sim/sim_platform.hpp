@@ -17,22 +17,14 @@
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "core/op_kind.hpp"
+#include "engines/cost_model.hpp"
 
 namespace tenact::sim {
 
 /// Arithmetic rates of one device, in operations per second, per dtype
 /// class. An op's work counts one operation per multiply-add of a dot and
-/// one per element of everything else.
-struct SimRates {
-  double f16 = 400e12;   // f16 and bf16
-  double f32 = 60e12;
-  double f64 = 30e12;
-  double integer = 30e12;  // every integer dtype and bool
-  double complex64 = 15e12;   // c64: a complex multiply-add is counted as one op at this rate
-  double complex128 = 7.5e12;
-  /// The rate for `dtype`'s class.
-  double for_dtype(DType dtype) const;
-};
+/// one per element of everything else (engines/cost_model.hpp).
+using SimRates = DTypeRates;
 
 struct SimDeviceSpec {
   /// "sim:0", "sim:1", ...: the engine id (unique in a platform).

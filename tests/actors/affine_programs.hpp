@@ -20,6 +20,15 @@
 
 namespace tenact::testing {
 
+/// Placement by engine preference: what tests of routes and transfers
+/// between engines that could each run everything assume (every op on the
+/// first engine that runs it).
+inline PrepareOptions by_preference() {
+  PrepareOptions o;
+  o.policy = PlacementPolicy::Preference;
+  return o;
+}
+
 inline std::shared_ptr<const SemanticProgram> affine(int k) {
   const std::string json = R"({"format": "tenact.program/1", "name": "affine)" + std::to_string(k) + R"(",
     "inputs": [{"name": "x", "dtype": "f32", "shape": [8]}],

@@ -43,7 +43,7 @@ Tensor iota8_on(Engine& engine, const std::string& storage) {
 
 Result<std::vector<Tensor>> run_with_stats(Runtime& rt, std::shared_ptr<const SemanticProgram> p,
                                            std::vector<Tensor> inputs, ExecutionStats& stats) {
-  auto prepared = rt.prepare(p, {describe_input(inputs[0], inputs[0].endpoint())}).get();
+  auto prepared = rt.prepare(p, {describe_input(inputs[0], inputs[0].endpoint())}, testing::by_preference()).get();
   if (!prepared.ok()) return prepared.error();
   std::promise<Result<std::vector<Tensor>>> done;
   rt.execute(*prepared, std::move(inputs),
@@ -88,7 +88,7 @@ TEST_CASE("a transfer's copy and a run's results are engine memory, all of it re
     ExecutionStats stats;
     {
       // x lives in cpu:1's pinned memory; the ops run on cpu (preferred).
-      auto out = rt.run(affine(2), {iota8_on(*pinned, "pinned")}).get();
+      auto out = rt.run(affine(2), {iota8_on(*pinned, "pinned")}, testing::by_preference()).get();
       REQUIRE(out.ok());
       const Tensor& y = (*out)[0];
       CHECK(y.endpoint() == Endpoint{"cpu", "host"});

@@ -404,7 +404,7 @@ TEST_CASE("an input placed on a second engine moves along its route, traced", "[
   REQUIRE(rt.register_engine(cpu_engine("cpu:1"), 1).ok());
   REQUIRE(rt.add_route(TransferRoute{{"cpu:1", "host"}, {"cpu", "host"}, "host_copy"}).ok());
   const HostTensor x = iota8();
-  auto prepared = rt.prepare(affine(2), {describe_input(x, Endpoint{"cpu:1", "host"})}).get();
+  auto prepared = rt.prepare(affine(2), {describe_input(x, Endpoint{"cpu:1", "host"})}, testing::by_preference()).get();
   REQUIRE(prepared.ok());
   CHECK((*prepared)->root->schedule->transfer_count() == 1);
   ExecutionStats stats;

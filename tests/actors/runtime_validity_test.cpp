@@ -123,7 +123,7 @@ TEST_CASE("a plan whose transfer route was removed or given another provider is 
   REQUIRE(rt.register_engine(one_thread_engine("cpu"), 0).ok());
   REQUIRE(rt.register_engine(one_thread_engine("cpu:1"), 1).ok());
   REQUIRE(rt.add_route(TransferRoute{{"cpu:1", "host"}, {"cpu", "host"}, "host_copy"}).ok());
-  const PreparedProgramPtr prepared = prepare_on(rt, 4, {}, Endpoint{"cpu:1", "host"});
+  const PreparedProgramPtr prepared = prepare_on(rt, 4, testing::by_preference(), Endpoint{"cpu:1", "host"});
   REQUIRE(prepared->root->schedule->transfer_count() == 1);
   check_affine(rt.execute(prepared, {iota8()}).get(), 4);
   REQUIRE(rt.remove_route({"cpu:1", "host"}, {"cpu", "host"}).ok());
@@ -146,7 +146,7 @@ TEST_CASE("a plan whose transfer route was removed or given another provider is 
   CHECK(still.code() == ErrorCode::BindingMismatch);
   CHECK_THAT(still.message(), Catch::Contains("via host_copy"));
   CHECK(copies->load() == 0);
-  const PreparedProgramPtr again = prepare_on(rt, 4, {}, Endpoint{"cpu:1", "host"});
+  const PreparedProgramPtr again = prepare_on(rt, 4, testing::by_preference(), Endpoint{"cpu:1", "host"});
   check_affine(rt.execute(again, {iota8()}).get(), 4);
   CHECK(copies->load() == 1);
 }

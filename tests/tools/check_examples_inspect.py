@@ -99,9 +99,25 @@ def main():
         if rc != 0 or json.loads(js2)["key"]["digest"] != digest:
             fail("a second inspect gives another digest")
 
-        # The first input lives on a second engine: it enters there and moves.
+        # The first input lives on a second engine. Placed by cost, the ops
+        # reading it run there (the CPU engines share the cores, so moving
+        # it could only cost): it is never copied.
         first = prog["inputs"][0]["name"]
-        rc, js3, err = run(base + ["--engines", "cpu,cpu:1", "--placement", first + "=cpu:1", "--json"])
+        rc, js4, err = run(base + ["--engines", "cpu,cpu:1", "--placement", first + "=cpu:1", "--json"])
+        if rc != 0:
+            fail("two-engine inspect exited %d: %s" % (rc, err))
+            continue
+        plan4 = json.loads(js4)
+        if plan4["inputs"][0]["endpoint"] != "cpu:1/host":
+            fail("input %s enters at %s" % (first, plan4["inputs"][0]["endpoint"]))
+        if [t for t in plan4["transfers"] if t["value"] == first]:
+            fail("placed by cost, input %s is copied: %s" % (first, plan4["transfers"]))
+        if any(i["placement"]["policy"] != "earliest_finish" for i in plan4["instructions"]):
+            fail("not every instruction placed by earliest_finish: %s" % plan4["instructions"])
+        # By preference every op goes to the first engine: the input enters
+        # where it lives and moves there.
+        rc, js3, err = run(base + ["--engines", "cpu,cpu:1", "--placement", first + "=cpu:1", "--policy",
+                                   "preference", "--json"])
         if rc != 0:
             fail("two-engine inspect exited %d: %s" % (rc, err))
             continue

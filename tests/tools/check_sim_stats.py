@@ -2,7 +2,8 @@
 """`tenact run --engines sim:0,sim:1 --stats-json F --trace T` on simulated devices.
 
 Runs the mlp example twice over the same platform (two default devices),
-with w1 placed on sim:1 so a value crosses the peer link, --repeat 2 each,
+with w1 placed on sim:1 and every op placed by preference on sim:0 (--policy
+preference) so a value crosses the peer link, --repeat 2 each,
 and checks: the stats file's schema ("engines" with both devices, their ops
 adding up to the program's ops per run, "transfers", "makespan_ns" equal to
 the last of "run_makespans_ns", one makespan per run, "virtual_time" true);
@@ -25,7 +26,8 @@ def run(tenact, examples, out_dir, tag):
         program = json.load(f)
     stats = os.path.join(out_dir, "sim_stats_%s.json" % tag)
     trace = os.path.join(out_dir, "sim_trace_%s.json" % tag)
-    args = [tenact, "run", prog, "--engines", "sim:0,sim:1", "--placement", "w1=sim:1", "--repeat", "2",
+    args = [tenact, "run", prog, "--engines", "sim:0,sim:1", "--placement", "w1=sim:1", "--policy", "preference",
+            "--repeat", "2",
             "--stats-json", stats, "--trace", trace]
     for i in program["inputs"]:
         args += ["--input", "%s=%s" % (i["name"], os.path.join(examples, "mlp", "inputs", i["name"] + ".npy"))]

@@ -1,0 +1,404 @@
+#include "planning/cost_placement.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <string>
+#include <utility>
+
+namespace tenact {
+
+namespace {
+
+constexpr uint64_t kSaturated = uint64_t{1} << 62;
+
+uint64_t add_sat(uint64_t a, uint64_t b) { return std::min(kSaturated, std::min(a, kSaturated) + std::min(b, kSaturated)); }
+
+// One candidate's answer for one instruction.
+struct Evaluation {
+  bool reachable = false;
+  bool over_memory = false;
+  uint64_t start = 0;
+  uint64_t finish = 0;
+  uint32_t lane = 0;
+  uint64_t moved_bytes = 0;
+  /// Bytes the engine holds more once it runs here (results and arrivals).
+  uint64_t new_bytes = 0;
+};
+
+// Where a value is, and since when (estimated).
+struct Held {
+  Endpoint at;
+  uint64_t since = 0;
+};
+
+// The estimated state of the machine while instructions are placed one by
+// one: when each engine's lanes are free, what each holds, where each value
+// is.
+class PlacementSimulation {
+ public:
+  /// `anchor_constants`: a constant's result is free wherever it is first
+  /// read (the caller places the constant there, take_anchored).
+  PlacementSimulation(const CostPlacementProblem& p, bool anchor_constants) : p_(p), staging_(*p.staging) {
+    held_.resize(staging_.slots.size());
+    input_of_slot_.assign(staging_.slots.size(), -1);
+    for (size_t i = 0; i < staging_.input_slots.size(); ++i)
+      input_of_slot_[staging_.input_slots[i]] = static_cast<int32_t>(i);
+    entries_.resize(staging_.input_slots.size());
+    floating_.assign(staging_.slots.size(), 0);
+    for (const ExecInstruction& ins : staging_.instructions)
+      if (anchor_constants && ins.is_constant())
+        for (SlotId s : ins.outputs) floating_[s] = 1;
+    for (const PlacementCandidate& c : p.candidates) {
+      auto [it, fresh] = engine_index_.try_emplace(resource_of(c), lanes_.size());
+      if (fresh) {
+        lanes_.emplace_back(std::max<uint32_t>(1, c.lanes), 0);
+        engine_bytes_.push_back(0);
+      }
+    }
+    for (size_t i = 0; i < staging_.input_slots.size(); ++i) enter_placed_input(i);
+  }
+
+  uint64_t slot_bytes(SlotId s) const {
+    uint64_t n = size_of(staging_.slot_type(s).dtype);
+    for (int64_t d : p_.slot_extents[s]) n = mul_sat(n, d > 0 ? static_cast<uint64_t>(d) : 0);
+    return n;
+  }
+
+  uint64_t cost_on(size_t instruction, const PlacementCandidate& c) const {
+    const ExecInstruction& ins = staging_.instructions[instruction];
+    std::vector<ValueExtent> in, out;
+    for (SlotId s : ins.inputs) in.push_back(ValueExtent{staging_.slot_type(s).dtype, p_.slot_extents[s]});
+    for (SlotId s : ins.outputs) out.push_back(ValueExtent{staging_.slot_type(s).dtype, p_.slot_extents[s]});
+    return estimate_ns(c.cost, op_work(ins.kind, ins.attrs, in, out));
+  }
+
+  Evaluation evaluate(size_t instruction, uint32_t candidate) const {
+    const PlacementCandidate& c = p_.candidates[candidate];
+    const ExecInstruction& ins = staging_.instructions[instruction];
+    Evaluation e;
+    uint64_t ready = 0;
+    std::vector<SlotId> counted;  // an operand read twice moves once
+    for (SlotId s : ins.inputs) {
+      if (std::find(counted.begin(), counted.end(), s) != counted.end()) continue;
+      counted.push_back(s);
+      auto arrival = arrival_at(s, c.endpoint);
+      if (!arrival) return e;  // unreachable
+      ready = std::max(ready, arrival->time);
+      if (arrival->moved) {
+        e.moved_bytes = add_sat(e.moved_bytes, slot_bytes(s));
+        e.new_bytes = add_sat(e.new_bytes, slot_bytes(s));
+      }
+    }
+    for (SlotId s : ins.outputs) e.new_bytes = add_sat(e.new_bytes, slot_bytes(s));
+    const size_t engine = engine_index_.at(resource_of(c));
+    const std::vector<uint64_t>& lanes = lanes_[engine];
+    const uint32_t usable = std::min<uint32_t>(static_cast<uint32_t>(lanes.size()), std::max<uint32_t>(1, c.lanes));
+    // The least idle gap: the latest lane free by `ready`, else the first free.
+    std::optional<uint32_t> fit;
+    for (uint32_t l = 0; l < usable; ++l)
+      if (lanes[l] <= ready && (!fit || lanes[l] > lanes[*fit])) fit = l;
+    if (!fit) {
+      fit = 0;
+      for (uint32_t l = 1; l < usable; ++l)
+        if (lanes[l] < lanes[*fit]) fit = l;
+    }
+    e.reachable = true;
+    e.lane = *fit;
+    e.start = std::max(ready, lanes[*fit]);
+    e.finish = add_sat(e.start, cost_on(instruction, c));
+    e.over_memory = c.cost.memory_bytes != 0 && add_sat(engine_bytes_[engine], e.new_bytes) > c.cost.memory_bytes;
+    return e;
+  }
+
+  void commit(size_t instruction, uint32_t candidate, const Evaluation& e) {
+    const PlacementCandidate& c = p_.candidates[candidate];
+    const ExecInstruction& ins = staging_.instructions[instruction];
+    for (SlotId s : ins.inputs) {
+      if (floating_[s]) {
+        floating_[s] = 0;
+        held_[s].push_back(Held{c.endpoint, e.start});
+        anchored_.push_back(Anchored{s, c.endpoint, e});
+        continue;
+      }
+      if (holds(s, c.endpoint)) continue;
+      auto arrival = arrival_at(s, c.endpoint);
+      if (!arrival) continue;
+      const int32_t input = input_of_slot_[s];
+      if (input >= 0 && held_[s].empty()) {
+        // It enters here, or where first_entry_then_copy let it in.
+        const size_t i = static_cast<size_t>(input);
+        if (p_.accepts(i, c.endpoint)) {
+          entries_[i] = c.endpoint;
+        } else if (const PlacementCandidate* entry = first_accepting(i)) {
+          entries_[i] = entry->endpoint;
+          held_[s].push_back(Held{entry->endpoint, upload_ns(s, entry->endpoint)});
+        }
+      }
+      held_[s].push_back(Held{c.endpoint, arrival->time});
+    }
+    for (SlotId s : ins.outputs) {
+      floating_[s] = 0;
+      held_[s].push_back(Held{c.endpoint, e.finish});
+    }
+    const size_t engine = engine_index_.at(resource_of(c));
+    last_ = c.endpoint;
+    lanes_[engine][e.lane] = e.finish;
+    engine_bytes_[engine] = add_sat(engine_bytes_[engine], e.new_bytes);
+  }
+
+  bool holds(SlotId s, const Endpoint& at) const {
+    for (const Held& h : held_[s])
+      if (h.at == at) return true;
+    return false;
+  }
+
+  std::vector<Endpoint> take_entries() { return std::move(entries_); }
+
+  /// A constant placed with its first reader: where, and the reader's
+  /// evaluation (the constant shares its lane and start).
+  struct Anchored {
+    SlotId slot = 0;
+    Endpoint at;
+    Evaluation reader;
+  };
+  /// Constants anchored since the last call.
+  std::vector<Anchored> take_anchored() { return std::exchange(anchored_, {}); }
+  bool floating(SlotId s) const { return floating_[s] != 0; }
+  const Endpoint& last_engine() const { return last_; }
+
+ private:
+  // Whose lanes and memory a candidate uses: its resource, else its engine.
+  static const std::string& resource_of(const PlacementCandidate& c) {
+    return c.cost.resource.empty() ? c.endpoint.engine : c.cost.resource;
+  }
+
+  struct Arrival {
+    uint64_t time = 0;
+    bool moved = false;  // copied or uploaded to get there
+  };
+
+  static uint64_t mul_sat(uint64_t a, uint64_t b) {
+    if (a != 0 && b > kSaturated / a) return kSaturated;
+    return std::min(a * b, kSaturated);
+  }
+
+  uint64_t copy_ns(const TransferRoute& route, SlotId s) const {
+    if (!route.cost) return 0;
+    return copy_estimate_ns(route.cost->latency_ns, route.cost->bandwidth, slot_bytes(s));
+  }
+
+  // When slot `s` can be at `at`; nullopt: no route gets it there.
+  std::optional<Arrival> arrival_at(SlotId s, const Endpoint& at) const {
+    if (floating_[s]) return Arrival{0, false};  // a constant made where it is read
+    for (const Held& h : held_[s])
+      if (h.at == at) return Arrival{h.since, false};
+    const int32_t input = input_of_slot_[s];
+    if (held_[s].empty() && input >= 0) {
+      // An input in host memory not read yet: it enters here if it may,
+      // uploaded along the host's route when there is one.
+      if (!p_.accepts(static_cast<size_t>(input), at)) return first_entry_then_copy(s, at);
+      const bool uploaded = p_.config->find_route(Endpoint::unowned_host(), at) != nullptr;
+      return Arrival{upload_ns(s, at), uploaded};
+    }
+    for (const Held& h : held_[s])
+      if (const TransferRoute* route = p_.config->find_route(h.at, at))
+        return Arrival{add_sat(h.since, copy_ns(*route, s)), true};
+    return std::nullopt;
+  }
+
+  const PlacementCandidate* first_accepting(size_t input) const {
+    for (const PlacementCandidate& c : p_.candidates)
+      if (p_.accepts(input, c.endpoint)) return &c;
+    return nullptr;
+  }
+
+  // The upload of slot `s` from host memory to `at` (0 without a route).
+  uint64_t upload_ns(SlotId s, const Endpoint& at) const {
+    const TransferRoute* upload = p_.config->find_route(Endpoint::unowned_host(), at);
+    return upload ? copy_ns(*upload, s) : 0;
+  }
+
+  // An unplaced input that may not enter at `at`: it enters at the first
+  // candidate that accepts it and is copied from there.
+  std::optional<Arrival> first_entry_then_copy(SlotId s, const Endpoint& at) const {
+    const PlacementCandidate* entry = first_accepting(static_cast<size_t>(input_of_slot_[s]));
+    if (!entry) return std::nullopt;
+    const TransferRoute* route = p_.config->find_route(entry->endpoint, at);
+    if (!route) return std::nullopt;
+    return Arrival{add_sat(upload_ns(s, entry->endpoint), copy_ns(*route, s)), true};
+  }
+
+  // A placed input is where it was placed from the start.
+  void enter_placed_input(size_t i) {
+    const Endpoint& placed = i < p_.input_placements.size() ? p_.input_placements[i] : Endpoint{};
+    if (placed.engine.empty()) return;
+    Endpoint at = placed;
+    if (at.storage_class.empty()) {
+      for (const PlacementCandidate& c : p_.candidates)
+        if (c.endpoint.engine == placed.engine && p_.accepts(i, c.endpoint)) {
+          at = c.endpoint;
+          break;
+        }
+    }
+    entries_[i] = at;
+    held_[staging_.input_slots[i]].push_back(Held{at, 0});
+    if (last_.engine.empty()) last_ = at;  // ties go where data lives first
+  }
+
+  const CostPlacementProblem& p_;
+  const ExecProgram& staging_;
+  std::vector<std::vector<Held>> held_;
+  std::vector<int32_t> input_of_slot_;
+  std::vector<Endpoint> entries_;
+  /// Per resource (or engine without one): its lanes and bytes placed.
+  std::map<std::string, size_t, std::less<>> engine_index_;
+  std::vector<std::vector<uint64_t>> lanes_;
+  std::vector<uint64_t> engine_bytes_;
+  /// Per slot: a constant's result not placed yet (free wherever read).
+  std::vector<uint8_t> floating_;
+  std::vector<Anchored> anchored_;
+  /// Where the instruction placed last runs (ties stay there).
+  Endpoint last_;
+};
+
+// Ties: within memory first, then earlier finish, fewer bytes moved, and
+// the earlier candidate (the caller's preference order).
+bool better(const Evaluation& a, bool a_stays, const Evaluation& b, bool b_stays) {
+  if (a.over_memory != b.over_memory) return !a.over_memory;
+  if (a.finish != b.finish) return a.finish < b.finish;
+  if (a.moved_bytes != b.moved_bytes) return a.moved_bytes < b.moved_bytes;
+  return a_stays && !b_stays;
+}
+
+OpPlacement placement_of(const Evaluation& e, const PlacementCandidate& c) {
+  OpPlacement p;
+  p.queue = c.lanes > 1 ? e.lane : BatchWork::kAnyQueue;
+  p.est_start_ns = e.start;
+  p.est_finish_ns = e.finish;
+  p.transfer_bytes = e.moved_bytes;
+  return p;
+}
+
+// Instructions by upward rank, highest first, ties in program order.
+std::vector<size_t> rank_order(const CostPlacementProblem& p, const PlacementSimulation& sim) {
+  // (rank_order reads costs only; the simulation's state is not touched.)
+  const ExecProgram& staging = *p.staging;
+  const size_t n = staging.instructions.size();
+  std::vector<std::vector<size_t>> readers(staging.slots.size());
+  for (size_t k = 0; k < n; ++k)
+    for (SlotId s : staging.instructions[k].inputs) readers[s].push_back(k);
+  std::vector<double> rank(n, 0.0);
+  for (size_t k = n; k-- > 0;) {
+    const auto list = p.candidates_of(k);
+    double mean = 0;
+    for (uint32_t c : list) mean += static_cast<double>(sim.cost_on(k, p.candidates[c]));
+    mean /= static_cast<double>(std::max<size_t>(1, list.size()));
+    double after = 0;
+    for (SlotId s : staging.instructions[k].outputs)
+      for (size_t r : readers[s]) after = std::max(after, rank[r]);
+    rank[k] = mean + after;
+  }
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return rank[a] > rank[b]; });
+  return order;
+}
+
+// A placement of `n` instructions, each on its first candidate so far.
+CostPlacement empty_placement(size_t n) {
+  CostPlacement out;
+  out.pick.assign(n, 0);
+  out.placement.assign(n, OpPlacement{});
+  return out;
+}
+
+CostPlacement finish(PlacementSimulation& sim, CostPlacement out) {
+  out.input_entries = sim.take_entries();
+  for (const OpPlacement& p : out.placement) out.est_makespan_ns = std::max(out.est_makespan_ns, p.est_finish_ns);
+  return out;
+}
+
+}  // namespace
+
+std::optional<CostPlacement> place_earliest_finish(const CostPlacementProblem& problem) {
+  PlacementSimulation sim{problem, true};
+  const size_t n = problem.staging->instructions.size();
+  CostPlacement out = empty_placement(n);
+  const ExecProgram& staging = *problem.staging;
+  // The producer of each constant's result, to place it with its reader.
+  std::vector<size_t> producer(staging.slots.size(), 0);
+  for (size_t k = 0; k < n; ++k)
+    for (SlotId s : staging.instructions[k].outputs) producer[s] = k;
+  auto place = [&](size_t k) -> bool {
+    const auto list = problem.candidates_of(k);
+    std::optional<Evaluation> best;
+    bool best_stays = false;
+    uint32_t chosen = 0;
+    for (uint32_t i = 0; i < list.size(); ++i) {
+      Evaluation e = sim.evaluate(k, list[i]);
+      if (!e.reachable) continue;
+      const bool stays = problem.candidates[list[i]].endpoint == sim.last_engine();
+      if (!best || better(e, stays, *best, best_stays)) {
+        best = e;
+        best_stays = stays;
+        chosen = i;
+      }
+    }
+    if (!best) return false;
+    sim.commit(k, list[chosen], *best);
+    out.pick[k] = chosen;
+    out.placement[k] = placement_of(*best, problem.candidates[list[chosen]]);
+    for (const auto& a : sim.take_anchored()) {
+      const size_t c = producer[a.slot];
+      const auto of_constant = problem.candidates_of(c);
+      for (uint32_t i = 0; i < of_constant.size(); ++i)
+        if (problem.candidates[of_constant[i]].endpoint == a.at) {
+          out.pick[c] = i;
+          out.placement[c] = placement_of(a.reader, problem.candidates[of_constant[i]]);
+          out.placement[c].est_finish_ns = out.placement[c].est_start_ns;
+          out.placement[c].transfer_bytes = 0;
+          break;
+        }
+    }
+    return true;
+  };
+  // Constants are placed with their first reader (they are splats a
+  // region absorbs, or tiny); one nobody reads is placed on its own.
+  for (size_t k : rank_order(problem, sim))
+    if (!staging.instructions[k].is_constant() && !place(k)) return std::nullopt;
+  for (size_t k = 0; k < n; ++k) {
+    const ExecInstruction& ins = staging.instructions[k];
+    if (ins.is_constant() && !ins.outputs.empty() && sim.floating(ins.outputs.front()) && !place(k))
+      return std::nullopt;
+  }
+  return finish(sim, std::move(out));
+}
+
+std::optional<CostPlacement> place_round_robin(const CostPlacementProblem& problem) {
+  PlacementSimulation sim{problem, false};
+  const size_t n = problem.staging->instructions.size();
+  CostPlacement out = empty_placement(n);
+  for (size_t k = 0; k < n; ++k) {
+    const auto list = problem.candidates_of(k);
+    const uint32_t chosen = static_cast<uint32_t>(k % list.size());
+    const Evaluation e = sim.evaluate(k, list[chosen]);
+    if (!e.reachable) return std::nullopt;
+    sim.commit(k, list[chosen], e);
+    out.pick[k] = chosen;
+    out.placement[k] = placement_of(e, problem.candidates[list[chosen]]);
+    out.placement[k].queue = BatchWork::kAnyQueue;
+  }
+  return finish(sim, std::move(out));
+}
+
+EngineCostModel nominal_cost_model() {
+  EngineCostModel m;
+  m.rates = DTypeRates{1e9, 1e9, 1e9, 1e9, 1e9, 1e9};
+  m.memory_bandwidth = 1e9;
+  m.launch_latency_ns = 1000;
+  return m;
+}
+
+}  // namespace tenact
