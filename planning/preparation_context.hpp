@@ -9,6 +9,13 @@
 //     (none left: NoExecutableEngine naming a preparation-only engine that
 //     could have served an op, else NoEligibleEngine);
 //  2. the program is staged;
+//  2b. when the policy places by cost (PrepareOptions::policy: Auto with
+//     estimates from every candidate, EarliestFinish or RoundRobin), the
+//     placement of planning/cost_placement.hpp over the candidates of the
+//     storage constraint (without one: every class of every candidate) is
+//     built like any selection, its inputs entering where the estimates
+//     put them; its queues and estimates are the schedule's `placement`.
+//     Should it need a missing route, the search below runs;
 //  3. per candidate storage class (the constraint's, or every candidate's
 //     default class first, then the other classes, in preference order):
 //     per op, the engines with that storage class whose capabilities serve
