@@ -1,10 +1,10 @@
 // sim_bench: the simulated GPUs, in one run.
-//  (i)  virtual makespan of a fork-join and of a layered random DAG of
-//       dot_general kernels on 1, 2, 4 and 8 simulated devices (through the
-//       Runtime, every input in host memory), next to the lower bound
-//       max(critical path, total work / executors) from the same cost model,
-//       with executors = devices and devices x streams: streams of one
-//       device overlap in this model, so only the second is a true bound;
+//  (i)  virtual makespan of the DAG suite (bench/sim_dags.hpp: a chain,
+//       fork-joins, diamonds, a layered random DAG, a transformer block) on
+//       1, 2, 4 and 8 simulated devices (through the Runtime, every input in
+//       host memory), next to a lower bound from the same cost model
+//       (lower_bound below; streams of one device overlap in this model, so
+//       the executors are devices x streams), with the targets' ratios;
 //  (ii) wall-clock cost per op of the sim engine against the CPU engine
 //       running the same ops (a chain of adds on f32[1000]), through the
 //       Runtime.
@@ -19,117 +19,86 @@
 #include <vector>
 
 #include "actors/runtime.hpp"
+#include "bench/sim_dags.hpp"
 #include "core/program_json.hpp"
 #include "engines/sim/sim_cost.hpp"
+#include "planning/exec_program.hpp"
+#include "planning/signature.hpp"
 #include "setup/engine_setup.hpp"
 
 using namespace tenact;
 
 namespace {
 
-constexpr int64_t kDim = 128;  // every dot is f32[128,128] x f32[128,128]
+// Each kernel's cost in the bound: a dot or a reduction, at the device's
+// cost model; an elementwise or layout op counts nothing (elementwise ops
+// may fuse into regions, and a bound must not count what may not run).
+bool counted(OpKind kind) { return kind == OpKind::DotGeneral || family_of(kind) == OpFamily::Reduction; }
 
-struct Dag {
-  std::string name;
-  std::string json;
-  /// Per node, its parents (node ids); node costs are all one dot.
-  std::vector<std::vector<int>> parents;
+struct Bound {
+  uint64_t critical_path = 0;  // from the first upload to the last kernel
+  uint64_t total = 0;          // every counted kernel
+  uint64_t first_upload = 0;   // no kernel starts before one input is on a device
+  uint64_t on(uint64_t executors) const {
+    return std::max(critical_path, first_upload + total / std::max<uint64_t>(1, executors));
+  }
 };
 
-std::string dot_op(const std::string& a, const std::string& b, const std::string& out) {
-  return R"({"op": "dot_general", "in": [")" + a + R"(", ")" + b + R"("], "out": ")" + out +
-         R"(", "lhs_contracting_dimensions": [1], "rhs_contracting_dimensions": [0]})";
-}
-
-// Node i reads its first parent (or x) and w; extra parents are added first.
-Dag make_dag(const std::string& name, const std::vector<std::vector<int>>& parents, const std::vector<int>& sinks) {
-  Dag d;
-  d.name = name;
-  d.parents = parents;
-  std::string ops;
-  for (size_t i = 0; i < parents.size(); ++i) {
-    std::string in = parents[i].empty() ? "x" : "n" + std::to_string(parents[i][0]);
-    for (size_t p = 1; p < parents[i].size(); ++p) {
-      const std::string sum = "s" + std::to_string(i) + "_" + std::to_string(p);
-      ops += R"({"op": "add", "in": [")" + in + R"(", "n)" + std::to_string(parents[i][p]) + R"("], "out": ")" + sum +
-             R"("},)";
-      in = sum;
-    }
-    ops += dot_op(in, "w", "n" + std::to_string(i)) + ",";
+// The lower bound of `p` on default devices: every input is uploaded over
+// a host link before its readers start; counted kernels take their cost;
+// copies between devices and the adds that join parents are free.
+Bound lower_bound(const bench::SuiteProgram& p, const sim::SimPlatform& platform) {
+  const SemanticProgram program = load_program(p.json).value();
+  const ExecProgram staged = stage(program).value();
+  const EngineCostModel model = sim::cost_model_of(platform.devices[0]);
+  const sim::SimLinkSpec link;  // the default host link
+  std::vector<uint64_t> ready(staged.slots.size(), 0);
+  Bound b;
+  b.first_upload = UINT64_MAX;
+  for (size_t i = 0; i < staged.input_slots.size(); ++i) {
+    uint64_t bytes = 4;
+    for (int64_t d : p.inputs[i]) bytes *= static_cast<uint64_t>(d);
+    ready[staged.input_slots[i]] = copy_estimate_ns(link.latency_ns, link.bandwidth, bytes);
+    b.first_upload = std::min(b.first_upload, ready[staged.input_slots[i]]);
   }
-  std::string outputs;
-  for (int s : sinks) outputs += std::string{outputs.empty() ? "" : ", "} + "\"n" + std::to_string(s) + "\"";
-  ops.pop_back();
-  d.json = R"({"format": "tenact.program/1", "name": ")" + name + R"(",
-    "inputs": [{"name": "x", "dtype": "f32", "shape": [128, 128]}, {"name": "w", "dtype": "f32", "shape": [128, 128]}],
-    "ops": [)" + ops + R"(], "outputs": [)" + outputs + "]}";
-  return d;
-}
-
-// 8 branches of 4 dots from x, joined by one dot reading all branch ends.
-Dag fork_join() {
-  std::vector<std::vector<int>> parents;
-  std::vector<int> ends;
-  for (int b = 0; b < 8; ++b)
-    for (int j = 0; j < 4; ++j) {
-      parents.push_back(j == 0 ? std::vector<int>{} : std::vector<int>{static_cast<int>(parents.size()) - 1});
-      if (j == 3) ends.push_back(static_cast<int>(parents.size()) - 1);
-    }
-  parents.push_back(ends);
-  return make_dag("fork_join", parents, {static_cast<int>(parents.size()) - 1});
-}
-
-// 6 layers of 6 nodes; each node reads 1-2 random nodes of the layer before.
-Dag layered(uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<std::vector<int>> parents;
-  std::vector<int> previous, sinks;
-  for (int layer = 0; layer < 6; ++layer) {
-    std::vector<int> current;
-    for (int k = 0; k < 6; ++k) {
-      std::vector<int> p;
-      if (!previous.empty()) {
-        p.push_back(previous[rng() % previous.size()]);
-        const int other = previous[rng() % previous.size()];
-        if (rng() % 2 == 0 && other != p[0]) p.push_back(other);
-      }
-      current.push_back(static_cast<int>(parents.size()));
-      parents.push_back(p);
-    }
-    previous = current;
-  }
-  return make_dag("layered", parents, previous);
-}
-
-// Lower bounds from the cost model: every node is one dot (the adds that
-// join parents are ignored, which keeps it a bound).
-std::pair<uint64_t, uint64_t> critical_path_and_total(const Dag& d, const sim::SimDeviceSpec& spec) {
-  sim::KernelWork w;
-  w.ops = static_cast<uint64_t>(kDim * kDim * kDim);
-  w.bytes = static_cast<uint64_t>(3 * kDim * kDim * 4);
-  w.dtype = DType::F32;
-  const uint64_t cost = sim::kernel_ns(spec, w);
-  std::vector<uint64_t> finish(d.parents.size(), 0);
-  uint64_t cp = 0;
-  for (size_t i = 0; i < d.parents.size(); ++i) {
+  for (const ExecInstruction& ins : staged.instructions) {
     uint64_t start = 0;
-    for (int p : d.parents[i]) start = std::max(start, finish[static_cast<size_t>(p)]);
-    finish[i] = start + cost;
-    cp = std::max(cp, finish[i]);
+    std::vector<std::vector<int64_t>> shapes;
+    std::vector<ValueExtent> in, out;
+    for (SlotId s : ins.inputs) start = std::max(start, ready[s]);
+    uint64_t cost = 0;
+    if (counted(ins.kind)) {
+      for (SlotId s : ins.inputs) shapes.push_back(concrete_shape(staged.slot_type(s).shape, {}).value());
+      for (SlotId s : ins.outputs) shapes.push_back(concrete_shape(staged.slot_type(s).shape, {}).value());
+      for (size_t k = 0; k < ins.inputs.size(); ++k) in.push_back({staged.slot_type(ins.inputs[k]).dtype, shapes[k]});
+      for (size_t k = 0; k < ins.outputs.size(); ++k)
+        out.push_back({staged.slot_type(ins.outputs[k]).dtype, shapes[ins.inputs.size() + k]});
+      cost = estimate_ns(model, op_work(ins.kind, ins.attrs, in, out));
+    }
+    b.total += cost;
+    for (SlotId s : ins.outputs) {
+      ready[s] = start + cost;
+      b.critical_path = std::max(b.critical_path, ready[s]);
+    }
   }
-  return {cp, cost * d.parents.size()};
+  return b;
 }
 
-Tensor filled(float v) {
-  auto t = Tensor::zeros(DType::F32, {kDim, kDim}).value();
-  for (int64_t i = 0; i < kDim * kDim; ++i) t.data_as<float>()[i] = v;
-  return t;
+std::vector<Tensor> inputs_of(const bench::SuiteProgram& p) {
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < p.inputs.size(); ++i) {
+    auto t = Tensor::zeros(DType::F32, p.inputs[i]).value();
+    for (int64_t k = 0; k < t.element_count(); ++k)
+      t.data_as<float>()[k] = 0.001f * static_cast<float>((k + static_cast<int64_t>(i)) % 7);
+    out.push_back(std::move(t));
+  }
+  return out;
 }
 
 // The virtual makespan of one run on `devices` devices placed by `policy`:
 // the world's clock after the run, less the clock before (uploads of the
 // inputs included).
-uint64_t makespan_on(const Dag& d, int devices, PlacementPolicy policy) {
+uint64_t makespan_on(const bench::SuiteProgram& p, int devices, PlacementPolicy policy) {
   Runtime rt;
   std::string list;
   for (int i = 0; i < devices; ++i) list += (i ? ",sim:" : "sim:") + std::to_string(i);
@@ -138,44 +107,55 @@ uint64_t makespan_on(const Dag& d, int devices, PlacementPolicy policy) {
     std::fprintf(stderr, "sim_bench: %s\n", made.error().to_string().c_str());
     std::exit(1);
   }
-  auto program = std::make_shared<const SemanticProgram>(load_program(d.json).value());
+  auto program = std::make_shared<const SemanticProgram>(load_program(p.json).value());
   PrepareOptions options;
   options.policy = policy;
   const uint64_t before = made->world->now();
-  auto out = rt.run(program, {filled(0.001f), filled(0.002f)}, options).get();
+  auto out = rt.run(program, inputs_of(p), options).get();
   if (!out.ok()) {
-    std::fprintf(stderr, "sim_bench: %s\n", out.error().to_string().c_str());
+    std::fprintf(stderr, "sim_bench: %s: %s\n", p.name.c_str(), out.error().to_string().c_str());
     std::exit(1);
   }
   return made->world->now() - before;
 }
 
 void virtual_makespans() {
-  const sim::SimDeviceSpec spec = sim::default_platform(1).value().devices[0];
-  std::printf("(i) virtual makespan, default devices (%u streams each), f32[128,128] dots, by placement policy\n",
-              spec.streams);
-  std::printf("%-10s %7s %12s %12s %12s %12s %9s %9s %9s\n", "dag", "devices", "cost us", "robin us", "pref us",
-              "bound us", "cost/bnd", "cost/rr", "kernels");
-  for (const Dag& d : {fork_join(), layered(7)}) {
-    const auto [cp, total] = critical_path_and_total(d, spec);
-    uint64_t on_one = 0, on_four = 0;
+  const sim::SimPlatform platform = sim::default_platform(1).value();
+  const uint32_t streams = platform.devices[0].streams;
+  std::printf("(i) virtual makespan on default devices (%u streams each), by placement policy, against the lower\n"
+              "    bound max(critical path, first upload + total work / (devices x streams)) of the same cost model\n",
+              streams);
+  std::printf("%-14s %7s %11s %11s %11s %11s %9s %9s\n", "dag", "devices", "cost us", "robin us", "pref us",
+              "bound us", "cost/bnd", "cost/rr");
+  std::vector<std::string> targets;
+  for (const bench::SuiteProgram& p :
+       {bench::chain(16), bench::fork_join(8, 4), bench::fork_join(32, 8), bench::diamonds(4, 16),
+        bench::layered(8, 16, 7), bench::transformer_block()}) {
+    const Bound bound = lower_bound(p, platform);
+    uint64_t on_one = 0, on_four = 0, bound_four = 0;
     bool never_worse = true;
     for (int devices : {1, 2, 4, 8}) {
-      const uint64_t cost = makespan_on(d, devices, PlacementPolicy::EarliestFinish);
-      const uint64_t robin = makespan_on(d, devices, PlacementPolicy::RoundRobin);
-      const uint64_t pref = makespan_on(d, devices, PlacementPolicy::Preference);
-      // Streams of a device overlap in this model: the executors are D x S.
-      const uint64_t bound = std::max(cp, total / (static_cast<uint64_t>(devices) * spec.streams));
+      const uint64_t cost = makespan_on(p, devices, PlacementPolicy::EarliestFinish);
+      const uint64_t robin = makespan_on(p, devices, PlacementPolicy::RoundRobin);
+      const uint64_t pref = makespan_on(p, devices, PlacementPolicy::Preference);
+      const uint64_t b = bound.on(static_cast<uint64_t>(devices) * streams);
       if (devices == 1) on_one = cost;
-      if (devices == 4) on_four = cost;
+      if (devices == 4) on_four = cost, bound_four = b;
       never_worse = never_worse && cost <= robin;
-      std::printf("%-10s %7d %12.1f %12.1f %12.1f %12.1f %8.2fx %8.2fx %9zu\n", d.name.c_str(), devices, cost / 1e3,
-                  robin / 1e3, pref / 1e3, bound / 1e3, static_cast<double>(cost) / static_cast<double>(bound),
-                  static_cast<double>(cost) / static_cast<double>(robin), d.parents.size());
+      std::printf("%-14s %7d %11.1f %11.1f %11.1f %11.1f %8.2fx %8.2fx\n", p.name.c_str(), devices, cost / 1e3,
+                  robin / 1e3, pref / 1e3, b / 1e3, static_cast<double>(cost) / static_cast<double>(b),
+                  static_cast<double>(cost) / static_cast<double>(robin));
     }
-    std::printf("%-10s speedup 4 vs 1 device (cost-aware): %.2fx; cost-aware never worse than round robin: %s\n",
-                d.name.c_str(), static_cast<double>(on_one) / static_cast<double>(on_four), never_worse ? "yes" : "NO");
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "%-14s %s 4 devices %.2fx the bound (target <= 1.25), speedup 4 vs 1 %.2fx (target >= 3), "
+                  "never worse than round robin: %s",
+                  p.name.c_str(), p.wide ? "wide:  " : "narrow:", static_cast<double>(on_four) / bound_four,
+                  static_cast<double>(on_one) / static_cast<double>(on_four), never_worse ? "yes" : "NO");
+    targets.push_back(line);
   }
+  std::printf("\ntargets (the wide graphs; narrow ones for reference)\n");
+  for (const std::string& t : targets) std::printf("%s\n", t.c_str());
 }
 
 // Wall-clock per op: a chain of `n` adds on f32[1000], run `reps` times.

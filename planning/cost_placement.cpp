@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <numeric>
 #include <string>
 #include <utility>
 
@@ -281,31 +280,6 @@ OpPlacement placement_of(const Evaluation& e, const PlacementCandidate& c) {
   return p;
 }
 
-// Instructions by upward rank, highest first, ties in program order.
-std::vector<size_t> rank_order(const CostPlacementProblem& p, const PlacementSimulation& sim) {
-  // (rank_order reads costs only; the simulation's state is not touched.)
-  const ExecProgram& staging = *p.staging;
-  const size_t n = staging.instructions.size();
-  std::vector<std::vector<size_t>> readers(staging.slots.size());
-  for (size_t k = 0; k < n; ++k)
-    for (SlotId s : staging.instructions[k].inputs) readers[s].push_back(k);
-  std::vector<double> rank(n, 0.0);
-  for (size_t k = n; k-- > 0;) {
-    const auto list = p.candidates_of(k);
-    double mean = 0;
-    for (uint32_t c : list) mean += static_cast<double>(sim.cost_on(k, p.candidates[c]));
-    mean /= static_cast<double>(std::max<size_t>(1, list.size()));
-    double after = 0;
-    for (SlotId s : staging.instructions[k].outputs)
-      for (size_t r : readers[s]) after = std::max(after, rank[r]);
-    rank[k] = mean + after;
-  }
-  std::vector<size_t> order(n);
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return rank[a] > rank[b]; });
-  return order;
-}
-
 // A placement of `n` instructions, each on its first candidate so far.
 CostPlacement empty_placement(size_t n) {
   CostPlacement out;
@@ -366,7 +340,7 @@ std::optional<CostPlacement> place_earliest_finish(const CostPlacementProblem& p
   };
   // Constants are placed with their first reader (they are splats a
   // region absorbs, or tiny); one nobody reads is placed on its own.
-  for (size_t k : rank_order(problem, sim))
+  for (size_t k = 0; k < n; ++k)
     if (!staging.instructions[k].is_constant() && !place(k)) return std::nullopt;
   for (size_t k = 0; k < n; ++k) {
     const ExecInstruction& ins = staging.instructions[k];

@@ -1,15 +1,18 @@
 // Cost-aware placement: which candidate (engine, storage class) and which
 // queue of it each staged instruction runs on, by earliest-finish-time list
-// scheduling (HEFT; StarPU's dmda does the same at run time):
+// scheduling (HEFT's processor selection; StarPU's dmda does the same at
+// run time):
 //
 //  1. each instruction's cost on each candidate is estimate_ns of the
 //     candidate's cost model (engines/cost_model.hpp) at the instruction's
 //     extents (slot_extents: exact and upper-bound extents evaluated at the
 //     caller's signature, anything else 1);
-//  2. instructions are taken by upward rank — mean cost over its candidates
-//     plus the largest rank of an instruction reading its results —
-//     highest first, ties in program order (a topological order: costs are
-//     never negative);
+//  2. instructions are taken in program order, a topological order and the
+//     order in which an engine's queue runs the work it gets (the pipeline
+//     sends a queue its units in program order): placed in another order,
+//     as HEFT's upward rank would, a queue's estimates would not hold, and
+//     ops a queue must run before others would wait for queues they were
+//     not planned to wait for;
 //  3. an instruction goes to the candidate, and there to the lane (queue),
 //     where it finishes earliest: it starts when the lane is free and every
 //     operand has arrived. An operand held where the candidate runs is
