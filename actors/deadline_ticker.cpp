@@ -19,6 +19,7 @@ ticker_actor_type::behavior_type deadline_ticker(ticker_actor_type::pointer self
   self->delayed_send(self, tick, msg::tick_atom::value);
   return {
       [=](msg::tick_atom) {
+        rt->jobs.expire();  // first: a waiting run's error names the full engines
         rt->pending.expire();
         self->delayed_send(self, tick, msg::tick_atom::value);
       },

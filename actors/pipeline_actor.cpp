@@ -228,7 +228,7 @@ void trace_batch(Self* self, Runtime::Impl* rt, const BatchResult& result, const
     for (const OpTiming& t : result.timings->ops)
       trace.span(trace.track("transfer " + link + (t.virtual_time ? " (virtual time)" : "")),
                  "transfer '" + run.plan().staging().slots[first.slot].name + "'", "transfer", t.begin_ns, t.end_ns,
-                 args);
+                 args, t.virtual_time);
     return;
   }
   const std::string engine = run.plan().endpoint(first.location).engine;
@@ -244,7 +244,7 @@ void trace_batch(Self* self, Runtime::Impl* rt, const BatchResult& result, const
     const std::string track = t.virtual_time
                                   ? "engine " + engine + " / stream " + std::to_string(t.thread) + " (virtual time)"
                                   : "engine " + engine + " / thread " + std::to_string(t.thread);
-    trace.span(trace.track(track), name, "op", t.begin_ns, t.end_ns, args);
+    trace.span(trace.track(track), name, "op", t.begin_ns, t.end_ns, args, t.virtual_time);
   }
   if (it != st.batch_instructions.end()) st.batch_instructions.erase(it);
 }

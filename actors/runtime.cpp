@@ -4,6 +4,8 @@
 // run), and the shutdown sequence.
 #include "actors/runtime.hpp"
 
+#include <algorithm>
+#include <optional>
 #include <thread>
 
 #include "actors/runtime_impl.hpp"
@@ -69,6 +71,7 @@ Runtime::Impl::~Impl() {
     closing = true;
     runs = pipelines;
   }
+  jobs.fail_all(Error{ErrorCode::Shutdown, "the runtime shut down while the run waited for room on its engines"});
   pending.close(Error{ErrorCode::Shutdown, "the runtime shut down while the request was in flight"});
   planning_pool.reset();  // queued productions finish; their answers find closed requests
   {
@@ -353,6 +356,47 @@ ExecuteCallback deliver_outputs_at(Runtime::Impl& rt, Endpoint to, ExecuteCallba
   };
 }
 
+// With tracing on: the runs in flight on each engine of `load`, now.
+void trace_queue_depth(Runtime::Impl& rt, const JobLoad& load) {
+  if (!rt.options.trace) return;
+  const auto queues = rt.jobs.stats();
+  const uint64_t now = steady_now_ns();
+  for (const JobLoad::Share& s : load.engines)
+    if (auto it = queues.find(s.engine); it != queues.end())
+      rt.options.trace->counter("runs in flight " + s.engine, now, static_cast<int64_t>(it->second.in_flight));
+}
+
+// Starts the run once the job board has room for it on every engine it
+// uses (at once, or when a run there finishes), and gives the room back
+// when it is over. A start the board defers runs on the thread that freed
+// the room, marked as the runtime's (no kernel runs inline on it).
+void admit_run(Runtime::Impl& rt, PreparedProgramPtr prepared, std::vector<Tensor> inputs, SymbolBindings symbols,
+               ExecuteCallback done, ExecutionStats* stats) {
+  auto load = std::make_shared<const JobLoad>(job_load_of(*prepared));
+  struct Pending {
+    PreparedProgramPtr prepared;
+    std::vector<Tensor> inputs;
+    SymbolBindings symbols;
+  };
+  auto job = std::make_shared<Pending>(Pending{std::move(prepared), std::move(inputs), std::move(symbols)});
+  const auto admitted_at = std::make_shared<std::thread::id>(std::this_thread::get_id());
+  Runtime::Impl* impl = &rt;
+  auto start = [impl, job, load, stats, admitted_at, done = std::move(done)](Status admitted) mutable {
+    if (!admitted.ok()) return done(admitted.error());
+    trace_queue_depth(*impl, *load);
+    auto finish = [impl, load, done = std::move(done)](Result<std::vector<Tensor>> r) {
+      impl->jobs.finished(*load);
+      trace_queue_depth(*impl, *load);
+      done(std::move(r));
+    };
+    std::optional<RuntimeThreadScope> deferred;
+    if (std::this_thread::get_id() != *admitted_at) deferred.emplace();
+    spawn_pipeline(impl, std::move(job->prepared), std::move(job->inputs), std::move(job->symbols), std::move(finish),
+                   stats);
+  };
+  rt.jobs.admit(*load, std::chrono::steady_clock::now() + rt.options.run_deadline, std::move(start));
+}
+
 }  // namespace
 
 void Runtime::execute(PreparedProgramPtr prepared, std::vector<Tensor> inputs, ExecuteCallback done,
@@ -387,7 +431,7 @@ void Runtime::execute(PreparedProgramPtr prepared, std::vector<Tensor> inputs, E
                                                     " do not fit the specialization the program was prepared for " +
                                                     to_string(prepared->projection)});
   auto tracked = rt.pending.track<std::vector<Tensor>>(std::move(done), "the run", rt.options.run_deadline);
-  spawn_pipeline(&rt, std::move(prepared), std::move(inputs), std::move(*symbols), std::move(tracked), stats);
+  admit_run(rt, std::move(prepared), std::move(inputs), std::move(*symbols), std::move(tracked), stats);
 }
 
 std::future<Result<std::vector<Tensor>>> Runtime::execute(PreparedProgramPtr prepared,
@@ -415,6 +459,49 @@ std::future<Result<std::vector<Tensor>>> Runtime::run(std::shared_ptr<const Sema
   return std::move(future);
 }
 
+namespace {
+
+// Job placement for run() (RuntimeOptions::balance_jobs): without a
+// placement constraint, over several executable engines that all give cost
+// estimates, the preference order is rotated to start at the engine that
+// holds most of the inputs' bytes, else — when the first engine has runs in
+// flight — at the least loaded one. Cost-aware placement puts ops that
+// could go anywhere on the first engine of the order (its ties go there).
+void balance_job(Runtime::Impl& rt, std::span<const InputDescriptor> inputs, PrepareOptions& options) {
+  if (!options.placement.is_any()) return;
+  if (options.policy != PlacementPolicy::Auto && options.policy != PlacementPolicy::EarliestFinish) return;
+  const RuntimeConfigPtr config = rt.current_config();
+  std::vector<std::string> ids;
+  for (const EngineEntry& e : config->engines()) {
+    if (!e.capabilities.executable) continue;
+    if (!e.capabilities.cost) return;
+    ids.push_back(e.id());
+  }
+  if (ids.size() < 2) return;
+  std::map<std::string, uint64_t, std::less<>> held;
+  for (const InputDescriptor& in : inputs) {
+    if (in.placement.engine.empty()) continue;
+    uint64_t bytes = size_of(in.dtype);
+    for (int64_t d : in.shape) bytes *= static_cast<uint64_t>(std::max<int64_t>(d, 0));
+    held[in.placement.engine] += bytes;
+  }
+  std::string home;
+  uint64_t most = 0;
+  for (const std::string& id : ids)
+    if (auto it = held.find(id); it != held.end() && it->second > most) most = it->second, home = id;
+  if (home.empty()) {
+    const auto queues = rt.jobs.stats();
+    const auto first = queues.find(ids.front());
+    if (first == queues.end() || first->second.in_flight == 0) return;  // idle: no need to move
+    home = rt.jobs.least_loaded(ids);
+  }
+  if (home.empty() || home == ids.front()) return;
+  std::rotate(ids.begin(), std::find(ids.begin(), ids.end(), home), ids.end());
+  options.placement.engines = std::move(ids);
+}
+
+}  // namespace
+
 void Runtime::run(std::shared_ptr<const SemanticProgram> program, std::vector<Tensor> inputs,
                   PrepareOptions options, ExecuteCallback callback, ExecutionStats* stats) {
   // An input in an engine's memory is placed where it lives; unowned host
@@ -425,6 +512,7 @@ void Runtime::run(std::shared_ptr<const SemanticProgram> program, std::vector<Te
     Endpoint at = input.endpoint();
     descriptors.push_back(describe_input(input, at.engine.empty() ? Endpoint{} : std::move(at)));
   }
+  if (impl_->options.balance_jobs) balance_job(*impl_, descriptors, options);
   auto shared_inputs = std::make_shared<std::vector<Tensor>>(std::move(inputs));
   prepare(std::move(program), std::move(descriptors), std::move(options),
           [this, shared_inputs, stats, callback = std::move(callback)](Result<PreparedProgramPtr> prepared) mutable {
@@ -432,6 +520,8 @@ void Runtime::run(std::shared_ptr<const SemanticProgram> program, std::vector<Te
             execute(std::move(*prepared), std::move(*shared_inputs), std::move(callback), stats);
           });
 }
+
+std::map<std::string, EngineQueueStats> Runtime::queue_stats() const { return impl_->jobs.stats(); }
 
 CacheStats Runtime::cache_stats() const {
   CacheStats stats;

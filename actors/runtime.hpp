@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "actors/cache/prepare_cache_store.hpp"
+#include "actors/job_board.hpp"
 #include "actors/trace_recorder.hpp"
 #include "core/error.hpp"
 #include "core/program.hpp"
@@ -92,6 +93,21 @@ struct RuntimeOptions {
   /// cache_stats() is not for this mode, and runs through a pipeline actor
   /// wait for the test to drive them too (direct single batches do not).
   bool deterministic_scheduler = false;
+  /// Backpressure (actors/job_board.hpp): at most this many runs in flight
+  /// per engine; a run that would exceed it waits in the runtime until a
+  /// run there finishes, failing with Timeout past run_deadline. 0: no
+  /// bound.
+  uint32_t max_runs_in_flight_per_engine = 0;
+  /// Runs that may wait for room at once; one more is refused at once with
+  /// LimitExceeded ("the runtime is full").
+  size_t max_waiting_runs = 4096;
+  /// run() with no placement constraint, over several engines that all give
+  /// cost estimates: the job's ops go to the least loaded engine where they
+  /// could go to any (the engine holding most of its inputs' bytes first,
+  /// else the one with the least estimated work in flight; the preference
+  /// order is rotated to start there, one prepared entry per rotation).
+  /// Off: the registered preference order, whatever the load.
+  bool balance_jobs = true;
 };
 
 using PreparedProgramPtr = std::shared_ptr<const PreparedProgram>;
@@ -217,6 +233,10 @@ class Runtime {
 
   // -- the prepare cache --------------------------------------------------------
   CacheStats cache_stats() const;
+  /// Per engine: runs in flight now and at most, runs admitted and of
+  /// those the ones that waited for room, estimated work in flight
+  /// (actors/job_board.hpp). Engines no run has used are absent.
+  std::map<std::string, EngineQueueStats> queue_stats() const;
   void clear_cache();
 
   /// The runtime's internals (actor system and actors); see runtime_caf.hpp.

@@ -83,6 +83,8 @@ struct Runtime::Impl {
   const RequestMemo& memo() const { return *memo_; }
   const PlanCache& plans() const { return *plans_; }
   PendingRequests pending;
+  /// Runs in flight per engine, backpressure and job placement.
+  JobBoard jobs{JobBoardOptions{options.max_runs_in_flight_per_engine, options.max_waiting_runs}};
   /// Set while the runtime refuses requests: from the start of shutdown,
   /// or from construction when a thread could not be started.
   std::atomic<bool> closing{false};

@@ -17,10 +17,15 @@ uint32_t TraceRecorder::track(const std::string& name) {
 }
 
 void TraceRecorder::span(uint32_t track, std::string name, std::string category, uint64_t begin_ns,
-                         uint64_t end_ns, std::map<std::string, std::string> args) {
+                         uint64_t end_ns, std::map<std::string, std::string> args, bool virtual_time) {
   std::lock_guard lock(mutex_);
   events_.push_back(Event{'X', track, std::move(name), std::move(category), begin_ns,
-                          end_ns < begin_ns ? begin_ns : end_ns, std::move(args)});
+                          end_ns < begin_ns ? begin_ns : end_ns, std::move(args), virtual_time});
+}
+
+void TraceRecorder::counter(const std::string& name, uint64_t at_ns, int64_t value) {
+  std::lock_guard lock(mutex_);
+  events_.push_back(Event{'C', 0, name, "queue", at_ns, at_ns, {}, false, value});
 }
 
 void TraceRecorder::instant(uint32_t track, std::string name, std::string category, uint64_t at_ns,
@@ -41,12 +46,15 @@ std::string TraceRecorder::to_json() const {
   ordered_json events = ordered_json::array();
   for (const auto& [name, id] : tracks_)
     events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", id}, {"args", {{"name", name}}}});
+  auto virtual_us = [](uint64_t ns) { return static_cast<double>(ns) / 1000.0; };
   for (const Event& e : events_) {
+    const auto at = [&](uint64_t ns) { return e.virtual_time ? virtual_us(ns) : us(ns); };
     ordered_json j{{"name", e.name}, {"cat", e.category}, {"ph", std::string(1, e.phase)},
-                   {"ts", us(e.begin_ns)}, {"pid", 1}, {"tid", e.track}};
-    if (e.phase == 'X') j["dur"] = us(e.end_ns) - us(e.begin_ns);
+                   {"ts", at(e.begin_ns)}, {"pid", 1}, {"tid", e.track}};
+    if (e.phase == 'X') j["dur"] = at(e.end_ns) - at(e.begin_ns);
     if (e.phase == 'i') j["s"] = "t";
     if (!e.args.empty()) j["args"] = e.args;
+    if (e.phase == 'C') j["args"] = {{"runs in flight", e.value}};
     events.push_back(std::move(j));
   }
   ordered_json doc{{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}};

@@ -1,5 +1,6 @@
 #include "tools/engine_stats.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "core/json_text.hpp"
@@ -12,6 +13,7 @@ struct EngineFigures {
   std::string id;
   uint64_t ops = 0, bytes_in = 0, bytes_out = 0, peak_bytes = 0, busy_ns = 0;
   bool virtual_time = false;
+  uint32_t lanes = 1;
 };
 
 std::vector<EngineFigures> figures_of(const setup::RegisteredEngines& engines) {
@@ -27,6 +29,7 @@ std::vector<EngineFigures> figures_of(const setup::RegisteredEngines& engines) {
       f.peak_bytes = s.peak_bytes;
       f.busy_ns = s.busy_ns;
       f.virtual_time = true;
+      f.lanes = std::max<uint32_t>(1, it->second->capabilities().queues);
     } else if (auto cpu = engines.cpus.find(f.id); cpu != engines.cpus.end()) {
       f.ops = cpu->second->ops_run();
       f.busy_ns = cpu->second->busy_ns();
@@ -38,6 +41,20 @@ std::vector<EngineFigures> figures_of(const setup::RegisteredEngines& engines) {
 }
 
 uint64_t makespan_ns(const RunStats& run) { return run.makespans_ns.empty() ? 0 : run.makespans_ns.back(); }
+
+// busy / (lanes x every run's makespan): the share of the engine's lanes'
+// time its work filled while the runs ran (0 when nothing ran).
+double utilisation(const EngineFigures& f, const RunStats& run) {
+  uint64_t elapsed = 0;
+  for (uint64_t m : run.makespans_ns) elapsed += m;
+  if (elapsed == 0) return 0.0;
+  return static_cast<double>(f.busy_ns) / (static_cast<double>(elapsed) * f.lanes);
+}
+
+EngineQueueStats queue_of(const RunStats& run, const std::string& id) {
+  auto it = run.queues.find(id);
+  return it == run.queues.end() ? EngineQueueStats{} : it->second;
+}
 
 }  // namespace
 
@@ -52,7 +69,9 @@ void print_engine_stats(const setup::RegisteredEngines& engines, const RunStats&
   for (const EngineFigures& f : figures_of(engines))
     out << "engine " << f.id << ": ops " << f.ops << ", bytes in " << f.bytes_in << ", bytes out " << f.bytes_out
         << ", peak memory " << f.peak_bytes << " bytes, busy " << f.busy_ns << " ns"
-        << (f.virtual_time ? " (virtual)" : " (wall clock)") << "\n";
+        << (f.virtual_time ? " (virtual)" : " (wall clock)") << ", runs " << queue_of(run, f.id).runs
+        << ", queue depth at most " << queue_of(run, f.id).max_in_flight << ", utilisation "
+        << utilisation(f, run) << "\n";
   if (engines.world)
     for (const sim::SimLinkStats& l : engines.world->link_stats())
       out << "link " << l.from << " -> " << l.to << ": copies " << l.copies << ", bytes " << l.bytes << ", busy "
@@ -72,7 +91,9 @@ std::string engine_stats_json(const setup::RegisteredEngines& engines, const Run
   for (const EngineFigures& f : figures_of(engines)) {
     j << (first ? "" : ", ") << json_quoted(f.id) << ": {\"ops\": " << f.ops << ", \"bytes_in\": " << f.bytes_in
       << ", \"bytes_out\": " << f.bytes_out << ", \"peak_bytes\": " << f.peak_bytes << ", \"busy_ns\": " << f.busy_ns
-      << ", \"virtual\": " << (f.virtual_time ? "true" : "false") << "}";
+      << ", \"virtual\": " << (f.virtual_time ? "true" : "false") << ", \"runs\": " << queue_of(run, f.id).runs
+      << ", \"max_queue_depth\": " << queue_of(run, f.id).max_in_flight << ", \"waited\": " << queue_of(run, f.id).waited
+      << ", \"utilisation\": " << utilisation(f, run) << "}";
     first = false;
   }
   j << "}, \"transfers\": [";

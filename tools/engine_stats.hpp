@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct RunStats {
   std::vector<uint64_t> makespans_ns;
   bool virtual_time = false;
   CacheStats cache;
+  /// Per engine: runs in flight at most, runs, runs that waited
+  /// (Runtime::queue_stats after the last run).
+  std::map<std::string, EngineQueueStats> queues;
 
   /// Records one run: its stats and wall-clock time.
   void add_run(const ExecutionStats& run, uint64_t wall);
@@ -31,7 +35,11 @@ struct RunStats {
 
 /// The human-readable lines (one per engine, per link, then makespan).
 void print_engine_stats(const setup::RegisteredEngines& engines, const RunStats& run, std::ostream& out);
-/// {"engines": {ID: {"ops", "bytes_in", "bytes_out", "peak_bytes", "busy_ns", "virtual"}},
+/// {"engines": {ID: {"ops", "bytes_in", "bytes_out", "peak_bytes", "busy_ns", "virtual",
+///  "runs", "max_queue_depth", "waited", "utilisation"}}, where utilisation
+///  is busy_ns / (lanes x the runs' makespans added up), lanes being a
+///  simulated device's streams (1 for a CPU engine: its busy time counts
+///  the batches it ran, whatever their threads),
 ///  "transfers": [{"from", "to", "copies", "bytes", "busy_ns"}], "makespan_ns" (the last run's),
 ///  "run_makespans_ns": [each run's], "virtual_time", "cache": {...}}
 std::string engine_stats_json(const setup::RegisteredEngines& engines, const RunStats& run);

@@ -271,6 +271,7 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   }
   if (Status back = outputs_to_host(runtime, *outputs); !back.ok()) return fail(back.error());
   run_stats.cache = runtime.cache_stats();
+  run_stats.queues = runtime.queue_stats();
   if (parsed->stats) {
     const CacheStats& s = run_stats.cache;
     err << "cache: hits " << s.hits << ", misses " << s.misses << ", in-flight joins " << s.in_flight_joins

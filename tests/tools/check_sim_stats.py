@@ -5,7 +5,8 @@ Runs the mlp example twice over the same platform (two default devices),
 with w1 placed on sim:1 and every op placed by preference on sim:0 (--policy
 preference) so a value crosses the peer link, --repeat 2 each,
 and checks: the stats file's schema ("engines" with both devices, their ops
-adding up to the program's ops per run, "transfers", "makespan_ns" equal to
+adding up to the program's ops per run, their runs, queue depth and
+utilisation, "transfers", "makespan_ns" equal to
 the last of "run_makespans_ns", one makespan per run, "virtual_time" true);
 that both invocations report the same virtual makespans (a function of the
 program, platform and seed); and that the trace draws the devices' kernels
@@ -55,6 +56,17 @@ def main():
         errors.append("the devices ran %d ops over 2 runs of %d ops" % (ops, len(program["ops"])))
     if not all(e.get("virtual") is True for e in engines.values()):
         errors.append("a device's figures are not virtual: %s" % engines)
+    # By preference every op runs on sim:0 (w1 only leaves sim:1), one run
+    # at a time: sim:0 has 2 runs, a queue depth of 1, never waiting, and
+    # its lanes' share of busy time is a fraction; sim:1 runs nothing.
+    want = {"sim:0": (2, 1, 0), "sim:1": (0, 0, 0)}
+    for name, e in engines.items():
+        got = (e.get("runs"), e.get("max_queue_depth"), e.get("waited"))
+        if got != want.get(name):
+            errors.append("%s: runs, max_queue_depth, waited %s (want %s)" % (name, got, want.get(name)))
+        u = e.get("utilisation")
+        if not isinstance(u, (int, float)) or not ((0 < u <= 1) if name == "sim:0" else u == 0):
+            errors.append("%s: utilisation %s" % (name, u))
     runs = first.get("run_makespans_ns")
     if not isinstance(runs, list) or len(runs) != 2 or not all(isinstance(m, int) and m > 0 for m in runs):
         errors.append("run_makespans_ns %s (want 2 positive integers)" % runs)

@@ -3,12 +3,14 @@
 
 Checks the schema Perfetto's legacy JSON importer reads (the Trace Event
 Format): a top-level object with a "traceEvents" list; every event has a
-string "name", a "ph" among the phases we emit (X complete, i instant, M
-metadata), integer "pid" and "tid"; X events have numeric "ts" >= 0 and
-"dur" >= 0; i events have "ts" and a scope "s" in t/p/g; M events are
-"thread_name" with args.name; every track used is named. Then checks the
-content: with --repeat 3 one production and a miss, then hits; op spans on
-an engine thread track for every run; the prepare cache track exists.
+string "name", a "ph" among the phases we emit (X complete, i instant, C
+counter, M metadata), integer "pid" and "tid"; X events have numeric "ts"
+>= 0 and "dur" >= 0; i events have "ts" and a scope "s" in t/p/g; C events
+have "ts" and numeric args; M events are "thread_name" with args.name;
+every track used is named (counters belong to the process, not a track).
+Then checks the content: with --repeat 3 one production and a miss, then
+hits; op spans on an engine thread track for every run; the prepare cache
+track exists; the counter "runs in flight cpu" goes 1, 0 for each run.
 
 Usage: check_trace.py TENACT EXAMPLES_DIR OUT_DIR
 """
@@ -40,7 +42,7 @@ def main():
         return 1
     named, used = {}, set()
     for e in doc["traceEvents"]:
-        if not isinstance(e.get("name"), str) or e.get("ph") not in ("X", "i", "M"):
+        if not isinstance(e.get("name"), str) or e.get("ph") not in ("X", "i", "C", "M"):
             errors.append("bad event %s" % e)
             continue
         if not isinstance(e.get("pid"), int) or not isinstance(e.get("tid"), int):
@@ -50,6 +52,12 @@ def main():
             if e["name"] != "thread_name" or not isinstance(e.get("args", {}).get("name"), str):
                 errors.append("bad metadata %s" % e)
             named[e["tid"]] = e["args"]["name"]
+            continue
+        if e["ph"] == "C":
+            args = e.get("args")
+            if (not isinstance(e.get("ts"), (int, float)) or e["ts"] < 0 or not isinstance(args, dict) or not args
+                    or not all(isinstance(v, (int, float)) for v in args.values())):
+                errors.append("bad counter %s" % e)
             continue
         used.add(e["tid"])
         if not isinstance(e.get("ts"), (int, float)) or e["ts"] < 0:
@@ -71,6 +79,9 @@ def main():
         errors.append("cache events: %d misses, %d productions, %d hits (want 1, 1, 2)" % (len(misses), len(productions), len(hits)))
     if len(runs) != 3 or not ops:
         errors.append("op spans of %d runs (want 3)" % len(runs))
+    depth = [e["args"]["runs in flight"] for e in events if e["ph"] == "C" and e["name"] == "runs in flight cpu"]
+    if depth != [1, 0, 1, 0, 1, 0]:
+        errors.append("runs in flight cpu: %s (want 1, 0 three times)" % depth)
     for e in errors:
         print("FAIL", e)
     print("%d events, %d tracks, %d op spans" % (len(events), len(named), len(ops)))
