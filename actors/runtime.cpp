@@ -366,35 +366,67 @@ void trace_queue_depth(Runtime::Impl& rt, const JobLoad& load) {
       rt.options.trace->counter("runs in flight " + s.engine, now, static_cast<int64_t>(it->second.in_flight));
 }
 
+// One run between admission and its answer: what it needs to start again
+// when a try fails transiently (programs are pure: a run may be repeated).
+struct AdmittedRun {
+  Runtime::Impl* rt = nullptr;
+  PreparedProgramPtr prepared;
+  std::vector<Tensor> inputs;
+  SymbolBindings symbols;
+  ExecuteCallback done;
+  ExecutionStats* stats = nullptr;
+  std::shared_ptr<const JobLoad> load;
+  std::chrono::steady_clock::time_point deadline;
+  std::thread::id admitted_on;
+  uint32_t tries = 0;
+};
+
+void readmit(const std::shared_ptr<AdmittedRun>& run);
+
+// Starts a try once the job board has admitted it; gives the room back
+// when the try is over. A start the board deferred runs on the thread that
+// freed the room, marked as the runtime's (no kernel runs inline on it). A
+// try that fails with TransientFailure is admitted again, up to
+// RuntimeOptions::transient_retries times (each counted in the stats).
+void start_try(const std::shared_ptr<AdmittedRun>& run, Status admitted) {
+  if (!admitted.ok()) return run->done(admitted.error());
+  Runtime::Impl* rt = run->rt;
+  trace_queue_depth(*rt, *run->load);
+  auto finish = [run](Result<std::vector<Tensor>> r) {
+    run->rt->jobs.finished(*run->load);
+    trace_queue_depth(*run->rt, *run->load);
+    if (!r.ok() && r.error().code() == ErrorCode::TransientFailure && run->tries < run->rt->options.transient_retries &&
+        !run->rt->closing) {
+      ++run->tries;
+      if (run->stats) ++run->stats->retries;
+      return readmit(run);
+    }
+    run->done(std::move(r));
+  };
+  std::optional<RuntimeThreadScope> deferred;
+  if (std::this_thread::get_id() != run->admitted_on) deferred.emplace();
+  spawn_pipeline(rt, run->prepared, run->inputs, run->symbols, std::move(finish), run->stats);
+}
+
+void readmit(const std::shared_ptr<AdmittedRun>& run) {
+  run->admitted_on = std::this_thread::get_id();
+  run->rt->jobs.admit(*run->load, run->deadline, [run](Status s) { start_try(run, std::move(s)); });
+}
+
 // Starts the run once the job board has room for it on every engine it
-// uses (at once, or when a run there finishes), and gives the room back
-// when it is over. A start the board defers runs on the thread that freed
-// the room, marked as the runtime's (no kernel runs inline on it).
+// uses (at once, or when a run there finishes).
 void admit_run(Runtime::Impl& rt, PreparedProgramPtr prepared, std::vector<Tensor> inputs, SymbolBindings symbols,
                ExecuteCallback done, ExecutionStats* stats) {
-  auto load = std::make_shared<const JobLoad>(job_load_of(*prepared));
-  struct Pending {
-    PreparedProgramPtr prepared;
-    std::vector<Tensor> inputs;
-    SymbolBindings symbols;
-  };
-  auto job = std::make_shared<Pending>(Pending{std::move(prepared), std::move(inputs), std::move(symbols)});
-  const auto admitted_at = std::make_shared<std::thread::id>(std::this_thread::get_id());
-  Runtime::Impl* impl = &rt;
-  auto start = [impl, job, load, stats, admitted_at, done = std::move(done)](Status admitted) mutable {
-    if (!admitted.ok()) return done(admitted.error());
-    trace_queue_depth(*impl, *load);
-    auto finish = [impl, load, done = std::move(done)](Result<std::vector<Tensor>> r) {
-      impl->jobs.finished(*load);
-      trace_queue_depth(*impl, *load);
-      done(std::move(r));
-    };
-    std::optional<RuntimeThreadScope> deferred;
-    if (std::this_thread::get_id() != *admitted_at) deferred.emplace();
-    spawn_pipeline(impl, std::move(job->prepared), std::move(job->inputs), std::move(job->symbols), std::move(finish),
-                   stats);
-  };
-  rt.jobs.admit(*load, std::chrono::steady_clock::now() + rt.options.run_deadline, std::move(start));
+  auto run = std::make_shared<AdmittedRun>();
+  run->rt = &rt;
+  run->load = std::make_shared<const JobLoad>(job_load_of(*prepared));
+  run->prepared = std::move(prepared);
+  run->inputs = std::move(inputs);
+  run->symbols = std::move(symbols);
+  run->done = std::move(done);
+  run->stats = stats;
+  run->deadline = std::chrono::steady_clock::now() + rt.options.run_deadline;
+  readmit(run);
 }
 
 }  // namespace

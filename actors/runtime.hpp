@@ -108,6 +108,10 @@ struct RuntimeOptions {
   /// order is rotated to start there, one prepared entry per rotation).
   /// Off: the registered preference order, whatever the load.
   bool balance_jobs = true;
+  /// A run that fails with TransientFailure (an injected fault of a
+  /// simulated device, a device hiccup) is tried again, whole (programs are
+  /// pure), up to this many times; ExecutionStats::retries counts them.
+  uint32_t transient_retries = 3;
 };
 
 using PreparedProgramPtr = std::shared_ptr<const PreparedProgram>;
@@ -129,6 +133,9 @@ struct ExecutionStats {
   uint64_t units = 0;      // instructions, regions and transfers run
   uint64_t batches = 0;    // messages sent to engines and the transfer path
   uint64_t transfers = 0;
+  /// Tries repeated after a transient failure (RuntimeOptions::
+  /// transient_retries); units, batches and transfers count every try.
+  uint64_t retries = 0;
   /// Whether any of the run's work ran on a simulated device or link;
   /// then when its first kernel or copy started and its last one ended,
   /// in the platform's virtual nanoseconds.

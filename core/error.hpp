@@ -81,6 +81,10 @@ enum class ErrorCode : uint16_t {
   /// The machine refused a resource a request needed: memory or a thread
   /// (distinct from LimitExceeded, a documented limit of Tenact's own).
   ResourceExhausted,
+  /// A failure that may not happen again (an injected fault of a
+  /// simulated device or link, a device hiccup): the same work may be
+  /// retried.
+  TransientFailure,
   /// A broken internal invariant; always a bug in Tenact.
   Internal,
 };

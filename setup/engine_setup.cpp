@@ -69,6 +69,7 @@ Result<RegisteredEngines> make_engines(std::span<const EngineSpec> engines, cons
     } else {
       TENACT_ASSIGN_OR_RETURN(platform, sim::default_platform(*highest_sim + 1));
     }
+    if (options.faults) platform.faults = *options.faults;
     TENACT_ASSIGN_OR_RETURN(made.world, sim::SimWorld::create(std::move(platform)));
   }
   for (const EngineSpec& e : engines) {

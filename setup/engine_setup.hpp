@@ -44,6 +44,8 @@ struct EngineSetupOptions {
   /// The simulated machine; none: default_platform(the highest sim index
   /// listed + 1).
   std::optional<sim::SimPlatform> platform;
+  /// Replaces the platform's faults (engines/sim/sim_faults.hpp) when set.
+  std::optional<sim::SimFaultSpec> faults;
 };
 
 /// What register_engines made (the runtime holds them too).

@@ -51,6 +51,7 @@ struct RunArgs {
   std::string platform;
   std::vector<std::pair<std::string, EndpointArg>> placements;  // input name, where
   PlacementPolicy policy = PlacementPolicy::Auto;
+  std::optional<sim::SimFaultSpec> faults;
 };
 
 // Returns the parsed arguments or prints a usage error (returns nullopt).
@@ -92,6 +93,15 @@ std::optional<RunArgs> parse_run_args(const std::vector<std::string>& args, std:
       auto v = value(a == "--platform" ? "--platform" : "--stats-json");
       if (!v) return std::nullopt;
       (a == "--platform" ? r.platform : r.stats_json) = *v;
+    } else if (a == "--faults") {
+      auto v = value("--faults");
+      if (!v) return std::nullopt;
+      auto spec = sim::parse_fault_spec(*v);
+      if (!spec.ok()) {
+        status = usage_error("run", "--faults: " + spec.error().message(), err);
+        return std::nullopt;
+      }
+      r.faults = std::move(*spec);
     } else if (a == "--policy") {
       auto v = value("--policy");
       if (!v) return std::nullopt;
@@ -240,6 +250,7 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (Status started = runtime.status(); !started.ok()) return fail(started.error());
   setup::EngineSetupOptions engine_options;
   engine_options.cpu_threads = parsed->threads;
+  engine_options.faults = parsed->faults;
   if (!parsed->platform.empty()) {
     auto platform = sim::load_platform(parsed->platform);
     if (!platform.ok()) return fail(platform.error());

@@ -45,6 +45,7 @@ SimEngine::SimEngine(Passkey, SimEngineOptions options, size_t index, std::uniqu
   memory_ = HostBufferSource::create(Endpoint{spec.id, kDeviceStorage}, {}, HostSourceLimits{spec.memory_bytes});
   clocks_ = std::make_unique<std::atomic<uint64_t>[]>(capabilities_.queues);
   sequences_ = std::make_unique<uint64_t[]>(capabilities_.queues);
+  fault_draws_.assign(capabilities_.queues, 0);
   for (uint32_t q = 0; q < capabilities_.queues; ++q) {
     clocks_[q].store(0);
     sequences_[q] = 0;
@@ -58,7 +59,52 @@ SimEngine::~SimEngine() {
 }
 
 PrepareAnswer SimEngine::prepare(const OpPrepareRequest& request) {
+  const SimFaultSpec& faults = world_->platform().faults;
+  if (faults.fails(request.kind))
+    return Unsupported{"'" + identity_.id + "': op #" + std::to_string(request.op_index) + " (" +
+                       std::string{to_string(request.kind)} + ") fails deterministically (injected fault, seed " +
+                       std::to_string(faults.seed) + ")"};
   return answer_core_op(identity_, capabilities_, request);
+}
+
+Status SimEngine::injected_fault(const BatchWork& work, uint32_t stream, uint64_t start) {
+  const SimFaultSpec& faults = world_->platform().faults;
+  if (!faults.any()) return ok_status();
+  if (const SimDeviceFault* d = faults.device(identity_.id); d && !dead_.load()) {
+    std::string why;
+    if (d->dies_after_ops && world_->counters(index_).ops.load() >= *d->dies_after_ops)
+      why = "after " + std::to_string(*d->dies_after_ops) + " ops";
+    if (d->dies_at_ns && start >= *d->dies_at_ns) why = "at virtual time " + std::to_string(*d->dies_at_ns) + " ns";
+    if (!why.empty()) {
+      std::lock_guard lock(dead_mutex_);
+      if (dead_because_.empty()) dead_because_ = why;
+      dead_.store(true);
+    }
+  }
+  if (dead_.load()) {
+    std::lock_guard lock(dead_mutex_);
+    return Error{ErrorCode::EngineDown, "'" + identity_.id + "' is down: it died " + dead_because_ +
+                                            " (injected fault, seed " + std::to_string(faults.seed) + ")"};
+  }
+  // Draws are keyed by the stream's count of ops tried, which a failed
+  // batch advances too: a retry draws anew, and a replay draws the same.
+  const uint64_t first = fault_draws_[stream];
+  fault_draws_[stream] += work.ops.size();
+  for (size_t k = 0; k < work.ops.size(); ++k)
+    if (fault_happens(faults.transient, faults.seed, FaultDraw::Transient, index_, stream, first + k)) {
+      const BatchOp& op = work.ops[k];
+      return Error{ErrorCode::TransientFailure,
+                   "'" + identity_.id + "' stream " + std::to_string(stream) + ": " +
+                       (op.op ? std::string{to_string(op.op->kind)} : std::string{"an op"}) + " (op " +
+                       std::to_string(first + k) + " tried on the stream) failed transiently (injected fault, seed " +
+                       std::to_string(faults.seed) + ")"};
+    }
+  if (fault_happens(faults.allocation, faults.seed, FaultDraw::Allocation, index_, stream, first))
+    return Error{ErrorCode::ResourceExhausted, "'" + identity_.id + "' stream " + std::to_string(stream) +
+                                                   ": allocating a batch's results failed (injected fault, seed " +
+                                                   std::to_string(faults.seed) + ")"};
+  (void)start;
+  return ok_status();
 }
 
 Result<Tensor> SimEngine::allocate(std::string_view storage_class, DType dtype, std::vector<int64_t> shape) {
@@ -138,6 +184,8 @@ Result<uint64_t> SimEngine::bring_inputs_in(std::vector<Tensor>& inputs, Virtual
       TENACT_TRY(in.copy_to_dense(copy->data()));
       const uint64_t bytes = copy->buffer() ? copy->buffer()->size() : 0;
       auto arrived = world_->charge_link("host", identity_.id, bytes, world_->ready_at(in));
+      if (!arrived.ok() && arrived.error().code() == ErrorCode::TransientFailure)
+        return arrived.error().with_context("uploading input " + std::to_string(i) + " to '" + identity_.id + "'");
       if (!arrived.ok())
         return Error{ErrorCode::InputMismatch, "input " + std::to_string(i) + " is host memory and " +
                                                    arrived.error().message() + " to upload it"};
@@ -159,6 +207,16 @@ Result<std::vector<Tensor>> SimEngine::run_on_stream(BatchWork& work, uint32_t s
   if (!work.deferred.empty()) TENACT_TRY(resolve_deferred_inputs(work));
   TENACT_ASSIGN_OR_RETURN(uint64_t inputs_ready, bring_inputs_in(work.inputs, work.virtual_span.get()));
   const uint64_t start = std::max(clocks_[stream].load(std::memory_order_relaxed), inputs_ready);
+  if (Status fault = injected_fault(work, stream, start); !fault.ok()) {
+    // A failed try still took its launch on the stream.
+    const uint64_t end = start + device().launch_latency_ns;
+    clocks_[stream].store(end, std::memory_order_relaxed);
+    world_->advance_to(end);
+    if (work.virtual_span) work.virtual_span->cover(start, end);
+    return fault.error();
+  }
+  const SimDeviceFault* fault = world_->platform().faults.device(identity_.id);
+  const double slow = fault ? fault->slow : 1.0;
   uint64_t now = start;
   uint64_t kernels = 0, ops = 0;
   const SimDeviceSpec& spec = device();
@@ -168,7 +226,7 @@ Result<std::vector<Tensor>> SimEngine::run_on_stream(BatchWork& work, uint32_t s
   const cpu::KernelObserver observer = [&](const cpu::KernelRun& run) {
     const KernelWork w = kernel_work(work.ops, run.first_op, run.last_op, run.inputs, run.outputs);
     const uint64_t begin = now;
-    now += kernel_ns(spec, w, world_->jitter(index_, stream, sequences_[stream]++));
+    now += kernel_ns(spec, w, slow * world_->jitter(index_, stream, sequences_[stream]++));
     kernels += 1;
     ops += run.last_op - run.first_op + 1;
     if (timings) timings->ops.push_back(OpTiming{run.last_op, run.first_op, begin, now, stream, true});

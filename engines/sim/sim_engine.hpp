@@ -27,6 +27,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,11 @@ class SimEngine final : public Engine {
   /// buffers; host memory uploaded first), and when the last one is ready.
   /// Uploads widen `span` when it is set.
   Result<uint64_t> bring_inputs_in(std::vector<Tensor>& inputs, VirtualSpan* span);
+  /// The injected faults of a batch about to run on `stream` from virtual
+  /// time `start` (sim_faults.hpp): the device dead (EngineDown, and so on
+  /// for every later batch), a kernel's transient failure, a failed
+  /// allocation. ok: it runs.
+  Status injected_fault(const BatchWork& work, uint32_t stream, uint64_t start);
 
   EngineIdentity identity_;
   EngineCapabilities capabilities_;
@@ -115,7 +121,15 @@ class SimEngine final : public Engine {
   /// Written only by the stream's own queue, one batch at a time.
   std::unique_ptr<std::atomic<uint64_t>[]> clocks_;
   std::unique_ptr<uint64_t[]> sequences_;
+  /// Per stream: the ops it was asked to run, failed tries included (the
+  /// index of injected-fault draws); written only by its own queue.
+  std::vector<uint64_t> fault_draws_;
   std::atomic<uint64_t> next_stream_{0};
+  /// Why the device died of an injected fault (empty: alive); set once,
+  /// under dead_mutex_.
+  std::mutex dead_mutex_;
+  std::string dead_because_;
+  std::atomic<bool> dead_{false};
   cpu::FusedCounters fused_counters_;
 };
 

@@ -206,6 +206,9 @@ Status check_platform(const SimPlatform& p, const LinkPath& link_path) {
   if (p.name.empty()) return invalid("name", "expected a non-empty string");
   TENACT_TRY(check_jitter(p.jitter, "jitter"));
   TENACT_TRY(check_devices(p.devices));
+  for (size_t i = 0; i < p.faults.devices.size(); ++i)
+    if (p.device(p.faults.devices[i].device) == nullptr)
+      return invalid("faults", "device '" + p.faults.devices[i].device + "' is not a device of the platform");
   return check_links(p, link_path);
 }
 

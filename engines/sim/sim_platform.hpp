@@ -18,6 +18,7 @@
 #include "core/error.hpp"
 #include "core/op_kind.hpp"
 #include "engines/cost_model.hpp"
+#include "engines/sim/sim_faults.hpp"
 
 namespace tenact::sim {
 
@@ -67,6 +68,9 @@ struct SimPlatform {
   /// [1 - jitter, 1 + jitter] (deterministic per seed, device, stream and
   /// submission index); 0: none. At most 0.5.
   double jitter = 0;
+  /// What goes wrong on it, seeded (engines/sim/sim_faults.hpp); none by
+  /// default. Set in code or by `tenact run --faults`.
+  SimFaultSpec faults;
 
   const SimDeviceSpec* device(std::string_view id) const;
   /// The link from -> to ("host" or a device id), or null.
@@ -98,7 +102,8 @@ Result<SimPlatform> load_platform(const std::string& path);
 /// Checks a platform built in code: every range parse_platform checks of a
 /// file (InvalidAttribute, same messages; links are named by their index
 /// in `platform.links`), device ids well formed and unique, links between
-/// known, distinct endpoints and not duplicated, jitter in [0, 0.5].
+/// known, distinct endpoints and not duplicated, jitter in [0, 0.5], every
+/// device fault naming a device of the platform.
 Status validate_platform(const SimPlatform& platform);
 
 }  // namespace tenact::sim

@@ -74,6 +74,22 @@ void SimWorld::prune_locked() {
   prune_at_ = std::max<size_t>(1024, 2 * ready_.size());
 }
 
+namespace {
+
+// FNV-1a of "from->to": a stable number per link for fault draws.
+uint64_t link_key(std::string_view from, std::string_view to) {
+  uint64_t h = 1469598103934665603ull;
+  auto add = [&h](std::string_view s) {
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  };
+  add(from);
+  add("->");
+  add(to);
+  return h;
+}
+
+}  // namespace
+
 Result<uint64_t> SimWorld::charge_link(std::string_view from, std::string_view to, uint64_t bytes, uint64_t ready) {
   const SimLinkSpec* link = platform_.link(from, to);
   if (link == nullptr)
@@ -81,6 +97,15 @@ Result<uint64_t> SimWorld::charge_link(std::string_view from, std::string_view t
                                              " to " + std::string{to}};
   const uint64_t cost = link->latency_ns + virtual_ns(static_cast<double>(bytes) / link->bandwidth);
   const uint64_t done = ready + cost;
+  const SimFaultSpec& faults = platform_.faults;
+  // Keyed by the link, the copy's start and its size (all virtual, so a
+  // replay draws the same whatever the host's timing).
+  if (fault_happens(faults.transfer, faults.seed, FaultDraw::Transfer, link_key(from, to), ready, bytes)) {
+    advance_to(ready + link->latency_ns);
+    return Error{ErrorCode::TransientFailure, "the copy of " + std::to_string(bytes) + " bytes from " +
+                                                  std::string{from} + " to " + std::string{to} +
+                                                  " failed (injected fault, seed " + std::to_string(faults.seed) + ")"};
+  }
   {
     std::lock_guard lock(mutex_);
     SimLinkStats& s = links_[{std::string{from}, std::string{to}}];

@@ -82,7 +82,8 @@ class SimWorld {
   /// Charges a copy of `bytes` along the link from -> to ("host" or a
   /// device id) whose source is ready at `ready`: returns when it is done.
   /// Errors: Unsupported naming both ends when the platform has no such
-  /// link.
+  /// link; TransientFailure when the platform's faults fail the copy
+  /// (drawn from the link, `ready` and `bytes`).
   Result<uint64_t> charge_link(std::string_view from, std::string_view to, uint64_t bytes, uint64_t ready);
   std::vector<SimLinkStats> link_stats() const;
 

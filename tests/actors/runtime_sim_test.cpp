@@ -443,3 +443,41 @@ TEST_CASE("jobs from 8 threads spread over 4 simulated devices, at most 2 runs i
   // them: each job goes to the least loaded one.
   CHECK(runs == 8u * 40u);
 }
+
+TEST_CASE("runs that fail transiently on a faulty device are tried again, the same way for the same seed",
+          "[sim][runtime][faults]") {
+  auto total_retries = [](const std::string& spec, uint32_t retries, int& failed) {
+    RuntimeOptions o;
+    o.transient_retries = retries;
+    auto platform = sim::default_platform(1).value();
+    platform.faults = sim::parse_fault_spec(spec).value();
+    SimRuntime rt{"sim:0", platform, o};
+    uint64_t total = 0;
+    failed = 0;
+    for (int i = 0; i < 40; ++i) {
+      ExecutionStats stats;
+      auto out = rt.runtime.run(affine(2), {iota8()}, {}, &stats).get();
+      total += stats.retries;
+      if (!out.ok()) {
+        CHECK(out.error().code() == ErrorCode::TransientFailure);
+        ++failed;
+        continue;
+      }
+      const Tensor y = rt.to_host((*out)[0]);
+      for (int k = 0; k < 8; ++k) CHECK(y.data_as<float>()[k] == static_cast<float>(3 * k + 2));
+    }
+    return total;
+  };
+  int failed = 0;
+  // 20% of tries fail; 6 retries leave a run failing with 0.2^7 = 1.3e-5.
+  const uint64_t first = total_retries("seed=11,transient=0.2", 6, failed);
+  CHECK(failed == 0);
+  CHECK(first > 0);
+  int failed_again = 0;
+  CHECK(total_retries("seed=11,transient=0.2", 6, failed_again) == first);
+  CHECK(failed_again == 0);
+  // Without retries the same faults fail the runs they hit.
+  int failed_without = 0;
+  CHECK(total_retries("seed=11,transient=0.2", 0, failed_without) == 0);
+  CHECK(failed_without > 0);
+}

@@ -336,3 +336,95 @@ TEST_CASE("a device that lacks an op says so in its capabilities and refuses it 
   request.kind = OpKind::Add;
   CHECK(std::holds_alternative<std::shared_ptr<const PreparedOp>>(dev.prepare(request)));
 }
+
+// -- injected faults (engines/sim/sim_faults.hpp) -------------------------------------
+
+namespace {
+
+Sim faulty(const std::string& spec, uint32_t devices = 1) {
+  SimPlatform p = round_platform(devices);
+  p.faults = parse_fault_spec(spec).value();
+  return Sim{std::move(p)};
+}
+
+}  // namespace
+
+TEST_CASE("injected transient failures: the same seed fails the same batches, another seed others",
+          "[sim][engine][faults]") {
+  auto outcomes = [](const std::string& spec) {
+    Sim sim = faulty(spec);
+    std::string seen;
+    for (int i = 0; i < 64; ++i) {
+      auto out = run(*sim.devices[0], add_batch({ramp(10, 1), ramp(10, 2)}, "sim:0", 0));
+      if (!out.ok()) {
+        CHECK(out.error().code() == ErrorCode::TransientFailure);
+        CHECK_THAT(out.error().message(), Catch::StartsWith("'sim:0' stream 0: add (op " + std::to_string(i) +
+                                                            " tried on the stream) failed transiently"));
+      }
+      seen += out.ok() ? '.' : 'x';
+    }
+    return seen;
+  };
+  const std::string a = outcomes("seed=1,transient=0.3"), again = outcomes("seed=1,transient=0.3");
+  const std::string b = outcomes("seed=2,transient=0.3");
+  CHECK(a == again);
+  CHECK(a != b);
+  const auto failures = std::count(a.begin(), a.end(), 'x');
+  CHECK(failures > 5);   // 30% of 64 is 19
+  CHECK(failures < 40);
+  CHECK(outcomes("seed=1") == std::string(64, '.'));
+}
+
+TEST_CASE("an injected deterministic failure refuses to prepare the op kind, naming it", "[sim][engine][faults]") {
+  Sim sim = faulty("seed=4,fail=tanh");
+  OpPrepareRequest r;
+  r.op_index = 3;
+  r.kind = OpKind::Tanh;
+  r.operands = {ValueType{DType::F32, exact_shape({4})}};
+  r.results = {ValueType{DType::F32, exact_shape({4})}};
+  r.binding.endpoint = {"sim:0", "device"};
+  PrepareAnswer a = sim.devices[0]->prepare(r);
+  const auto* refused = std::get_if<Unsupported>(&a);
+  REQUIRE(refused != nullptr);
+  CHECK(refused->reason == "'sim:0': op #3 (tanh) fails deterministically (injected fault, seed 4)");
+  r.kind = OpKind::Negate;
+  CHECK(std::holds_alternative<std::shared_ptr<const PreparedOp>>(sim.devices[0]->prepare(r)));
+}
+
+TEST_CASE("a device that dies after N ops answers every later batch with EngineDown", "[sim][engine][faults]") {
+  Sim sim = faulty("die=sim:0@3ops");
+  for (int i = 0; i < 3; ++i) REQUIRE(run(*sim.devices[0], add_batch({ramp(4, 1), ramp(4, 1)}, "sim:0", 1)).ok());
+  for (int i = 0; i < 2; ++i) {
+    auto out = run(*sim.devices[0], add_batch({ramp(4, 1), ramp(4, 1)}, "sim:0", i));
+    REQUIRE_FALSE(out.ok());
+    CHECK(out.error() == Error{ErrorCode::EngineDown, "'sim:0' is down: it died after 3 ops (injected fault, seed 0)"});
+  }
+}
+
+TEST_CASE("a device that dies at a virtual time, and a slow device's kernels", "[sim][engine][faults]") {
+  // The add of two f32[1000] costs 13,000 ns from its inputs' upload at
+  // 4,500 (the first test); slowed 2x: 1,000 + 2 x 12,000 = 25,000.
+  Sim sim = faulty("die=sim:0@20000ns,slow=sim:0*2");
+  auto first = run(*sim.devices[0], add_batch({ramp(1000, 1), ramp(1000, 2)}, "sim:0", 0));
+  REQUIRE(first.ok());
+  CHECK(sim.world->ready_at((*first)[0]) == 4500 + 1000 + 24000);
+  // Stream 0 is at 29,500, past 20,000: the next batch there finds it dead.
+  auto second = run(*sim.devices[0], add_batch({ramp(1000, 1), ramp(1000, 2)}, "sim:0", 0));
+  REQUIRE_FALSE(second.ok());
+  CHECK(second.error().message() ==
+        "'sim:0' is down: it died at virtual time 20000 ns (injected fault, seed 0)");
+}
+
+TEST_CASE("injected allocation and copy failures name the device or the link", "[sim][engine][faults]") {
+  Sim alloc = faulty("seed=5,alloc=1");
+  auto out = run(*alloc.devices[0], add_batch({ramp(4, 1), ramp(4, 1)}, "sim:0", 1));
+  REQUIRE_FALSE(out.ok());
+  CHECK(out.error() == Error{ErrorCode::ResourceExhausted,
+                             "'sim:0' stream 1: allocating a batch's results failed (injected fault, seed 5)"});
+  Sim copies = faulty("seed=6,transfer=1");
+  auto up = run(*copies.devices[0], add_batch({ramp(4, 1), ramp(4, 1)}, "sim:0", 0));
+  REQUIRE_FALSE(up.ok());
+  CHECK(up.error() == Error{ErrorCode::TransientFailure,
+                            "uploading input 0 to 'sim:0': the copy of 16 bytes from host to sim:0 failed (injected "
+                            "fault, seed 6)"});
+}
