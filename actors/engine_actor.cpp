@@ -18,8 +18,17 @@ engine_actor_type::behavior_type engine_actor(engine_actor_type::pointer self, s
       [=](msg::launch_atom, BatchJobPtr job) {
         rt->work_started();
         auto reply = std::move(job->reply);
-        engine->launch_batch(std::move(job->work), [reply = std::move(reply), rt](Result<std::vector<Tensor>> r) {
+        engine->launch_batch(std::move(job->work), [reply = std::move(reply), rt, raw = engine.get()](Result<std::vector<Tensor>> r) {
+          // (A raw pointer: the engine runs this callback, so it is alive,
+          // and a reference here could be the last, dropped on the engine's
+          // own thread.) An engine that says it is down (an injected device death) leaves
+          // the configuration before the run hears of it (a retry is placed
+          // on the engines left); its actor exits after the answer is in
+          // the pipeline's mailbox, so the run fails with the engine's words.
+          engine_actor_type retired;
+          if (!r.ok() && r.error().code() == ErrorCode::EngineDown) retired = rt->retire_dead_engine(raw);
           reply(std::move(r));
+          if (retired) caf::anon_send_exit(retired, caf::exit_reason::user_shutdown);
           rt->work_finished();
         });
       },

@@ -357,12 +357,16 @@ void run_single_batch(Runtime::Impl* rt, PipelineRun run, const SymbolBindings& 
   auto units = std::make_shared<std::vector<uint32_t>>(std::move(batches[0].units));
   rt->work_started();
   slot->engine->launch_batch(std::move(work), [rt, state, units, once, answer, watch = slot->watch, token, stats,
-                                                span](Result<std::vector<Tensor>> r) {
+                                                span, raw = slot->engine.get()](Result<std::vector<Tensor>> r) {
     // On an engine thread, or on the caller's when the engine ran the batch
     // inline; either way a request the callback issues must not run inline
     // (which also bounds the stack when callbacks chain requests).
     RuntimeThreadScope runtime_thread;
     watch->remove(token);
+    // An engine that says it is down leaves the configuration first; its
+    // actor exits once this run has its answer (see engine_actor.cpp).
+    engine_actor_type retired;
+    if (!r.ok() && r.error().code() == ErrorCode::EngineDown) retired = rt->retire_dead_engine(raw);
     record_batch(*state, *units, std::move(r));
     // Stats are written only by whoever answers (the caller may free them
     // once answered, e.g. by the watch when the engine actor died).
@@ -370,6 +374,7 @@ void run_single_batch(Runtime::Impl* rt, PipelineRun run, const SymbolBindings& 
       if (stats && span) stats->cover(*span);
       (*answer)(state->take_outputs());
     }
+    if (retired) caf::anon_send_exit(retired, caf::exit_reason::user_shutdown);
     rt->work_finished();
   });
 }

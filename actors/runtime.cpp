@@ -153,6 +153,20 @@ void Runtime::Impl::publish(RuntimeConfigPtr next) {
   caf::anon_send(cache, msg::epoch_atom::value, config->epoch());
 }
 
+engine_actor_type Runtime::Impl::retire_dead_engine(const Engine* engine) {
+  std::lock_guard lock(mutex);
+  if (closing || engine == nullptr) return {};
+  auto it = engines.find(engine->identity().id);
+  if (it == engines.end() || it->second.engine.get() != engine) return {};  // gone, or registered again
+  auto next = config->without_engine(it->first);
+  if (!next.ok()) return {};
+  engine_actor_type actor = it->second.actor;
+  retired_engines.push_back(it->second.engine);
+  engines.erase(it);
+  publish(std::move(*next));
+  return actor;
+}
+
 void Runtime::Impl::forget_pipeline(uint64_t run) {
   std::lock_guard lock(mutex);
   pipelines.erase(run);
@@ -536,6 +550,13 @@ void balance_job(Runtime::Impl& rt, std::span<const InputDescriptor> inputs, Pre
 
 void Runtime::run(std::shared_ptr<const SemanticProgram> program, std::vector<Tensor> inputs,
                   PrepareOptions options, ExecuteCallback callback, ExecutionStats* stats) {
+  const uint32_t retries = impl_->options.engine_down_retries;
+  run_retrying(std::move(program), std::move(inputs), std::move(options), std::move(callback), stats, retries);
+}
+
+void Runtime::run_retrying(std::shared_ptr<const SemanticProgram> program, std::vector<Tensor> inputs,
+                           PrepareOptions options, ExecuteCallback callback, ExecutionStats* stats,
+                           uint32_t retries_left) {
   // An input in an engine's memory is placed where it lives; unowned host
   // memory may enter wherever the plan takes inputs.
   std::vector<InputDescriptor> descriptors;
@@ -545,6 +566,17 @@ void Runtime::run(std::shared_ptr<const SemanticProgram> program, std::vector<Te
     descriptors.push_back(describe_input(input, at.engine.empty() ? Endpoint{} : std::move(at)));
   }
   if (impl_->options.balance_jobs) balance_job(*impl_, descriptors, options);
+  if (options.retryable && retries_left > 0) {
+    // Answered by a try, or — when an engine it used went down — by the
+    // run prepared again on the engines left.
+    callback = [this, program, inputs, options, stats, retries_left, callback = std::move(callback)](
+                   Result<std::vector<Tensor>> r) mutable {
+      if (r.ok() || r.error().code() != ErrorCode::EngineDown || impl_->closing) return callback(std::move(r));
+      if (stats) ++stats->replacements;
+      run_retrying(std::move(program), std::move(inputs), std::move(options), std::move(callback), stats,
+                   retries_left - 1);
+    };
+  }
   auto shared_inputs = std::make_shared<std::vector<Tensor>>(std::move(inputs));
   prepare(std::move(program), std::move(descriptors), std::move(options),
           [this, shared_inputs, stats, callback = std::move(callback)](Result<PreparedProgramPtr> prepared) mutable {

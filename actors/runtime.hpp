@@ -112,6 +112,10 @@ struct RuntimeOptions {
   /// simulated device, a device hiccup) is tried again, whole (programs are
   /// pure), up to this many times; ExecutionStats::retries counts them.
   uint32_t transient_retries = 3;
+  /// A run() marked retryable (PrepareOptions::retryable) that fails with
+  /// EngineDown is prepared again on the engines left and run again, up to
+  /// this many times (ExecutionStats::replacements counts them).
+  uint32_t engine_down_retries = 2;
 };
 
 using PreparedProgramPtr = std::shared_ptr<const PreparedProgram>;
@@ -136,6 +140,8 @@ struct ExecutionStats {
   /// Tries repeated after a transient failure (RuntimeOptions::
   /// transient_retries); units, batches and transfers count every try.
   uint64_t retries = 0;
+  /// Times a retryable run was prepared again because an engine went down.
+  uint64_t replacements = 0;
   /// Whether any of the run's work ran on a simulated device or link;
   /// then when its first kernel or copy started and its last one ended,
   /// in the platform's virtual nanoseconds.
@@ -225,6 +231,12 @@ class Runtime {
            PrepareOptions options, ExecuteCallback done, ExecutionStats* stats = nullptr);
 
   // -- copies --------------------------------------------------------------------
+  // (run() with `retries_left` tries left after an engine went down.)
+ private:
+  void run_retrying(std::shared_ptr<const SemanticProgram> program, std::vector<Tensor> inputs,
+                    PrepareOptions options, ExecuteCallback done, ExecutionStats* stats, uint32_t retries_left);
+
+ public:
 
   /// Copies `value` to `destination` (an engine's storage class),
   /// asynchronously where the route's provider runs copies, along the registered route

@@ -65,6 +65,10 @@ struct Runtime::Impl {
   /// config->epoch(), readable without the mutex (execute's fast check).
   std::atomic<uint64_t> epoch{0};
   std::map<std::string, EngineSlot, std::less<>> engines;
+  /// Engines retired because they died (retire_dead_engine), kept until
+  /// the runtime goes: the last reference must not be dropped on one of
+  /// the engine's own threads (it would join itself).
+  std::vector<std::shared_ptr<Engine>> retired_engines;
   std::map<uint64_t, pipeline_actor_type> pipelines;
   uint64_t next_run = 0;
   cache_actor_type cache;
@@ -112,6 +116,14 @@ struct Runtime::Impl {
   /// actor told (it retires the old epochs' entries and clears the memo).
   void publish(RuntimeConfigPtr next);
   void forget_pipeline(uint64_t run);
+  /// `engine` said it is down for good (EngineDown from its own launch):
+  /// it leaves the configuration (a new epoch, so nothing is placed on it
+  /// again). Returns its actor, which the caller makes exit once it has
+  /// answered the run that heard of it (the run then fails with the
+  /// engine's own words; the others with the actor's exit); an invalid
+  /// handle when it is not the engine registered under its id any more.
+  /// Any thread.
+  engine_actor_type retire_dead_engine(const Engine* engine);
 
  private:
   /// The cache actor's (it alone changes them; spawn_prepare_cache).

@@ -64,6 +64,11 @@ struct PrepareOptions {
   /// When false the prepare cache retains nothing of this request (no
   /// entry, no in-flight record others could join).
   bool cache_in_flight = true;
+  /// Runtime::run only: when a run fails because an engine it used went
+  /// down, prepare it again on the engines left and run it again (programs
+  /// are pure), up to RuntimeOptions::engine_down_retries times. Not part
+  /// of the plan.
+  bool retryable = false;
 
   /// The part of the options that shapes the plan, canonical ("" for the
   /// defaults): equal texts mean equal plans.

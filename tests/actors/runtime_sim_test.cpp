@@ -481,3 +481,49 @@ TEST_CASE("runs that fail transiently on a faulty device are tried again, the sa
   CHECK(total_retries("seed=11,transient=0.2", 0, failed_without) == 0);
   CHECK(failed_without > 0);
 }
+
+TEST_CASE("a device that dies leaves the configuration, and retryable runs are placed again on the devices left",
+          "[sim][runtime][faults]") {
+  auto platform = sim::default_platform(2).value();
+  platform.faults = sim::parse_fault_spec("die=sim:0@6ops").value();
+  RuntimeOptions o;
+  o.balance_jobs = false;  // every run starts on sim:0 while it lives
+  SimRuntime rt{"sim:0,sim:1", platform, o};
+  PrepareOptions retryable;
+  retryable.retryable = true;
+  const uint64_t epoch = rt.runtime.config()->epoch();
+  uint64_t replaced = 0;
+  for (int i = 0; i < 10; ++i) {
+    ExecutionStats stats;
+    auto out = rt.runtime.run(affine(1), {iota8()}, retryable, &stats).get();
+    REQUIRE(out.ok());
+    replaced += stats.replacements;
+    const Tensor y = rt.to_host((*out)[0]);
+    for (int k = 0; k < 8; ++k) CHECK(y.data_as<float>()[k] == static_cast<float>(2 * k + 1));
+    CHECK(y.endpoint().engine.empty());
+  }
+  // affine runs its region as one op: sim:0 ran 6, the 7th run found it
+  // dead, was placed again on sim:1, and so were the runs after it.
+  CHECK(replaced == 1);
+  CHECK(rt.runtime.config()->find_engine("sim:0") == nullptr);
+  CHECK(rt.runtime.config()->find_engine("sim:1") != nullptr);
+  CHECK(rt.runtime.config()->epoch() > epoch);
+  rt.check_memory_at_exit = false;  // a dead device's memory is not checked
+}
+
+TEST_CASE("a run that is not retryable fails with EngineDown when its device dies, within the bound",
+          "[sim][runtime][faults]") {
+  auto platform = sim::default_platform(1).value();
+  platform.faults = sim::parse_fault_spec("die=sim:0@0ops").value();
+  SimRuntime rt{"sim:0", platform};
+  const auto t0 = std::chrono::steady_clock::now();
+  auto out = rt.runtime.run(affine(1), {iota8()}).get();
+  REQUIRE_FALSE(out.ok());
+  CHECK(out.error().code() == ErrorCode::EngineDown);
+  CHECK_THAT(out.error().message(), Catch::Contains("'sim:0' is down: it died after 0 ops (injected fault"));
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
+  auto after = rt.runtime.run(affine(1), {iota8()}).get();  // no device left
+  REQUIRE_FALSE(after.ok());
+  CHECK(after.error().code() == ErrorCode::NoEligibleEngine);
+  rt.check_memory_at_exit = false;
+}
