@@ -397,13 +397,21 @@ struct AdmittedRun {
 
 void readmit(const std::shared_ptr<AdmittedRun>& run);
 
+// The inputs go before the caller hears: once a run is answered, the
+// runtime holds none of its buffers (a caller may check its engines' memory
+// from the callback on).
+void answer_run(AdmittedRun& run, Result<std::vector<Tensor>> r) {
+  { std::vector<Tensor> spent = std::move(run.inputs); }
+  run.done(std::move(r));
+}
+
 // Starts a try once the job board has admitted it; gives the room back
 // when the try is over. A start the board deferred runs on the thread that
 // freed the room, marked as the runtime's (no kernel runs inline on it). A
 // try that fails with TransientFailure is admitted again, up to
 // RuntimeOptions::transient_retries times (each counted in the stats).
 void start_try(const std::shared_ptr<AdmittedRun>& run, Status admitted) {
-  if (!admitted.ok()) return run->done(admitted.error());
+  if (!admitted.ok()) return answer_run(*run, admitted.error());
   Runtime::Impl* rt = run->rt;
   trace_queue_depth(*rt, *run->load);
   auto finish = [run](Result<std::vector<Tensor>> r) {
@@ -415,7 +423,7 @@ void start_try(const std::shared_ptr<AdmittedRun>& run, Status admitted) {
       if (run->stats) ++run->stats->retries;
       return readmit(run);
     }
-    run->done(std::move(r));
+    answer_run(*run, std::move(r));
   };
   std::optional<RuntimeThreadScope> deferred;
   if (std::this_thread::get_id() != run->admitted_on) deferred.emplace();
@@ -571,7 +579,10 @@ void Runtime::run_retrying(std::shared_ptr<const SemanticProgram> program, std::
     // run prepared again on the engines left.
     callback = [this, program, inputs, options, stats, retries_left, callback = std::move(callback)](
                    Result<std::vector<Tensor>> r) mutable {
-      if (r.ok() || r.error().code() != ErrorCode::EngineDown || impl_->closing) return callback(std::move(r));
+      if (r.ok() || r.error().code() != ErrorCode::EngineDown || impl_->closing) {
+        { std::vector<Tensor> spent = std::move(inputs); }  // released before the caller hears
+        return callback(std::move(r));
+      }
       if (stats) ++stats->replacements;
       run_retrying(std::move(program), std::move(inputs), std::move(options), std::move(callback), stats,
                    retries_left - 1);

@@ -58,6 +58,15 @@ void check_all_returned(Engine& engine, const std::string& storage) {
   CHECK(s.allocations == s.releases);
 }
 
+/// cpu (preferred) and cpu:1, with the copy route from cpu:1's pinned
+/// memory to cpu's host memory.
+void register_cpu_preferred(Runtime& rt, const std::shared_ptr<cpu::CpuEngine>& cpu,
+                            const std::shared_ptr<cpu::CpuEngine>& pinned) {
+  REQUIRE(rt.register_engine(cpu, 0).ok());
+  REQUIRE(rt.register_engine(pinned, 1).ok());
+  REQUIRE(rt.add_route(TransferRoute{{"cpu:1", "pinned"}, {"cpu", "host"}, "host_copy"}).ok());
+}
+
 /// Two engines, cpu/host and cpu:1/pinned (preferred), registered on a
 /// runtime of the test's; their memory is checked after the runtime is gone.
 struct PinnedPair {
@@ -82,9 +91,7 @@ TEST_CASE("a transfer's copy and a run's results are engine memory, all of it re
   auto pinned = engine_with("cpu:1", {"pinned"});
   {
     Runtime rt{small_runtime()};
-    REQUIRE(rt.register_engine(cpu, 0).ok());
-    REQUIRE(rt.register_engine(pinned, 1).ok());
-    REQUIRE(rt.add_route(TransferRoute{{"cpu:1", "pinned"}, {"cpu", "host"}, "host_copy"}).ok());
+    register_cpu_preferred(rt, cpu, pinned);
     ExecutionStats stats;
     {
       // x lives in cpu:1's pinned memory; the ops run on cpu (preferred).
@@ -105,6 +112,63 @@ TEST_CASE("a transfer's copy and a run's results are engine memory, all of it re
   }
   check_all_returned(*cpu, "host");
   check_all_returned(*pinned, "pinned");
+}
+
+TEST_CASE("when a run is answered the runtime holds none of its inputs", "[runtime][memory]") {
+  // x lives in cpu:1's pinned memory and the ops run on cpu: from the
+  // callback on, the only pinned buffer left is none (the caller gave x
+  // away). Plain and retryable runs (which keep their inputs to run again).
+  for (const bool retryable : {false, true}) {
+    CAPTURE(retryable);
+    auto cpu = engine_with("cpu", {"host"});
+    auto pinned = engine_with("cpu:1", {"pinned"});
+    Runtime rt{small_runtime()};
+    register_cpu_preferred(rt, cpu, pinned);
+    PrepareOptions options = testing::by_preference();
+    options.retryable = retryable;
+    for (int k = 0; k < 20; ++k) {
+      std::promise<std::pair<bool, uint64_t>> seen;
+      // Built before the call: a braced list's elements would outlive the
+      // call (they are copied into the vector) and hold x past the answer.
+      std::vector<Tensor> inputs;
+      inputs.push_back(iota8_on(*pinned, "pinned"));
+      rt.run(affine(k % 3), std::move(inputs), options, [&](Result<std::vector<Tensor>> r) {
+        seen.set_value({r.ok(), pinned->memory_stats("pinned").value().allocated_bytes});
+      });
+      auto [ok, pinned_bytes] = seen.get_future().get();
+      REQUIRE(ok);
+      CAPTURE(k);
+      CHECK(pinned_bytes == 0);
+    }
+  }
+}
+
+TEST_CASE("when a run on one engine is answered only its result is left", "[runtime][memory]") {
+  // x and y in cpu:1's pinned memory, one batch (the direct path, and the
+  // pipeline actor's): at the answer the engine holds y's 32 bytes, not x's.
+  for (const bool direct : {true, false}) {
+    CAPTURE(direct);
+    auto pinned = engine_with("cpu:1", {"pinned"});
+    RuntimeOptions ro = small_runtime();
+    ro.direct_single_batch = direct;
+    Runtime rt{ro};
+    REQUIRE(rt.register_engine(pinned).ok());
+    for (int k = 0; k < 20; ++k) {
+      std::promise<std::pair<bool, uint64_t>> seen;
+      std::vector<Tensor> inputs;
+      inputs.push_back(iota8_on(*pinned, "pinned"));
+      rt.run(affine(k % 3), std::move(inputs), testing::by_preference(), [&](Result<std::vector<Tensor>> r) {
+        const uint64_t bytes = pinned->memory_stats("pinned").value().allocated_bytes;
+        const bool ok = r.ok();
+        { auto spent = std::move(r); }  // y goes before the next try allocates
+        seen.set_value({ok, bytes});
+      });
+      auto [ok, pinned_bytes] = seen.get_future().get();
+      REQUIRE(ok);
+      CAPTURE(k);
+      CHECK(pinned_bytes == 32);
+    }
+  }
 }
 
 TEST_CASE("results fed to the next run stay in the engine's memory: no transfer, no host",
