@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Configures and builds one variant of Tenact into build/ (or build-VARIANT/).
 #   scripts/build.sh [release|asan|tsan|fuzz] [ninja targets...]
+# TENACT_BUILD_BENCH=OFF leaves the benchmarks out of the release build
+# (the test command does: no test needs them).
 # Quiet on success: only errors and warnings reach the terminal.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,7 +17,7 @@ shift || true
 # them over large operands (engines/cpu/CMakeLists.txt).
 sanitizer_debug=(-DCMAKE_CXX_FLAGS_DEBUG=-g1)
 case "$variant" in
-  release) dir=build;      flags=(-DCMAKE_BUILD_TYPE=Release) ;;
+  release) dir=build;      flags=(-DCMAKE_BUILD_TYPE=Release -DTENACT_BUILD_BENCH="${TENACT_BUILD_BENCH:-ON}") ;;
   asan)    dir=build-asan; flags=(-DCMAKE_BUILD_TYPE=Debug "${sanitizer_debug[@]}" -DCMAKE_CXX_FLAGS=-O0 -DTENACT_ASAN=ON -DTENACT_BUILD_BENCH=OFF -DTENACT_BUILD_TOOLS=OFF) ;;
   tsan)    dir=build-tsan; flags=(-DCMAKE_BUILD_TYPE=Debug "${sanitizer_debug[@]}" -DCMAKE_CXX_FLAGS=-O1 -DTENACT_TSAN=ON -DTENACT_BUILD_BENCH=OFF -DTENACT_BUILD_TOOLS=OFF
                                    -DTENACT_CAF_ROOT="$root/build-caf-tsan/install")

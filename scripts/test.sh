@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set-up command 2 of README.md (and CI's .ci/run): installs what is missing,
 # builds every variant and runs the whole test suite:
-#   1. release build: all targets, every test (CTest)
+#   1. release build: every target but the benchmarks (no test needs them;
+#      `bash scripts/build.sh release` builds them too), every test (CTest)
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer (leak checks on): the tests
 #   3. ThreadSanitizer: the tests about threads (worker pool, fused regions
 #      over the pool, engine launches and streams, CPU and simulated, the prepare-cache store with use
@@ -23,7 +24,7 @@ start=$SECONDS
 section() { printf '\n== %s (at %d s) ==\n' "$*" "$((SECONDS - start))"; }
 
 section "release build"
-bash "$root/scripts/build.sh" release
+TENACT_BUILD_BENCH=OFF bash "$root/scripts/build.sh" release
 section "tests (release)"
 ctest --test-dir "$root/build" --output-on-failure -j "$jobs"
 
