@@ -574,12 +574,17 @@ void Runtime::run_retrying(std::shared_ptr<const SemanticProgram> program, std::
     descriptors.push_back(describe_input(input, at.engine.empty() ? Endpoint{} : std::move(at)));
   }
   if (impl_->options.balance_jobs) balance_job(*impl_, descriptors, options);
-  if (options.retryable && retries_left > 0) {
-    // Answered by a try, or — when an engine it used went down — by the
-    // run prepared again on the engines left.
+  if (retries_left > 0) {
+    // Answered by a try, or prepared again on the engines left and tried
+    // again: when the plan names an engine removed between its preparation
+    // and its start (BindingMismatch: nothing of it ran; any run), or — for
+    // a run marked retryable — when an engine it used went down mid-run.
     callback = [this, program, inputs, options, stats, retries_left, callback = std::move(callback)](
                    Result<std::vector<Tensor>> r) mutable {
-      if (r.ok() || r.error().code() != ErrorCode::EngineDown || impl_->closing) {
+      const bool replace = !r.ok() && !impl_->closing &&
+                           (r.error().code() == ErrorCode::BindingMismatch ||
+                            (options.retryable && r.error().code() == ErrorCode::EngineDown));
+      if (!replace) {
         { std::vector<Tensor> spent = std::move(inputs); }  // released before the caller hears
         return callback(std::move(r));
       }

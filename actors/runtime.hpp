@@ -114,7 +114,10 @@ struct RuntimeOptions {
   uint32_t transient_retries = 3;
   /// A run() marked retryable (PrepareOptions::retryable) that fails with
   /// EngineDown is prepared again on the engines left and run again, up to
-  /// this many times (ExecutionStats::replacements counts them).
+  /// this many times (ExecutionStats::replacements counts them). So is any
+  /// run() whose plan named an engine removed before the run started
+  /// (BindingMismatch: a device died between its preparation and its
+  /// start; nothing of it ran).
   uint32_t engine_down_retries = 2;
 };
 

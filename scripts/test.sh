@@ -3,15 +3,18 @@
 # builds every variant and runs the whole test suite:
 #   1. release build: every target but the benchmarks (no test needs them;
 #      `bash scripts/build.sh release` builds them too), every test (CTest)
-#   2. AddressSanitizer + UndefinedBehaviorSanitizer (leak checks on): the tests
+#   2. AddressSanitizer + UndefinedBehaviorSanitizer (leak checks on): the tests,
+#      then `tenact stress` (stress_runner) for about 100 s: 4 simulated
+#      devices, every kind of fault, 8 client threads
 #   3. ThreadSanitizer: the tests about threads (worker pool, fused regions
 #      over the pool, engine launches and streams, CPU and simulated, the prepare-cache store with use
 #      stamps marked from other threads, pipeline runs, the facade's memo and
 #      pending requests) and the CAF-level runtime tests (actor_tests), against a
 #      libcaf_core built with -fsanitize=thread from Debian's source
 #      (scripts/build-caf-tsan.sh; Debian's own library is not instrumented
-#      and hides every happens-before edge between actors). OpenBLAS is not
-#      instrumented, so the BLAS-backed tests stay out of this variant.
+#      and hides every happens-before edge between actors), then a 45 s stress
+#      run. OpenBLAS is not instrumented, so the BLAS-backed tests stay out of
+#      this variant (and the stress run leaves out float dots).
 #   4. the libFuzzer targets, briefly, from the seed corpus
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,8 +37,19 @@ section "tests (asan+ubsan)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir "$root/build-asan" --output-on-failure -j "$jobs"
 
+# A bounded stress run (stress/): random jobs from 8 client threads on four
+# simulated devices with every kind of fault, each answer checked against
+# the CPU engine; it fails on any wrong, hung or lost job, unexplained
+# error or leaked byte.
+stress_faults=seed=13,transient=0.01,alloc=0.002,transfer=0.002,die=sim:3@40000ops,slow=sim:1*2
+section "stress (asan+ubsan)"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  "$root/build-asan/stress/stress_runner" --engines sim:0,sim:1,sim:2,sim:3 --threads 8 --jobs 1000000 \
+  --duration "${TENACT_STRESS_SECONDS:-100}" --faults "$stress_faults" --retryable
+
 section "ThreadSanitizer build"
-bash "$root/scripts/build.sh" tsan util_tests cpu_fused_tests cpu_engine_tests sim_engine_tests actor_core_tests actor_tests
+bash "$root/scripts/build.sh" tsan util_tests cpu_fused_tests cpu_engine_tests sim_engine_tests actor_core_tests actor_tests \
+  stress_runner
 section "tests (tsan)"
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 "$root/build-tsan/tests/util/util_tests"
@@ -44,6 +58,9 @@ export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 "$root/build-tsan/tests/engines/sim/sim_engine_tests"
 "$root/build-tsan/tests/actors/actor_core_tests"
 "$root/build-tsan/tests/actors/actor_tests"
+section "stress (tsan)"
+"$root/build-tsan/stress/stress_runner" --engines sim:0,sim:1,sim:2,sim:3 --threads 8 --jobs 1000000 \
+  --duration "${TENACT_STRESS_TSAN_SECONDS:-45}" --faults "$stress_faults" --retryable --no-float-dots
 unset TSAN_OPTIONS
 
 section "fuzzers"

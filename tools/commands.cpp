@@ -1,5 +1,6 @@
 #include "tools/cli.hpp"
 #include "tools/cli_args.hpp"
+#include "stress/stress_cli.hpp"
 
 namespace tenact::cli {
 
@@ -112,6 +113,8 @@ const std::vector<Command>& commands() {
        "Exit status: 0 success, 1 invalid program, data or placement (or a\n"
        "preparation error, printed with its code), 2 usage error.\n",
        run_inspect},
+      {"stress", "check the runtime under many concurrent seeded random jobs (and faults) against the CPU engine",
+       stress::stress_help(), stress::stress_command},
   };
   return kCommands;
 }
