@@ -21,6 +21,7 @@ struct PipelineInit {
   std::vector<engine_actor_type> location_actors;  // per LocationId
   ExecuteCallback done;
   ExecutionStats* stats = nullptr;
+  uint64_t not_before_ns = 0;  // BatchWork::not_before_ns of every engine batch
 };
 
 /// A batch enqueued behind events: what later batches wait on and read.
@@ -203,6 +204,7 @@ void dispatch(Self* self, Runtime::Impl* rt) {
       if (!behind_events) job->work = build_held_work(run, batch.units, timings ? &instructions : nullptr);
       job->work.symbols = st.init->symbols;
       job->work.queue = batch.queue;
+      job->work.not_before_ns = st.init->not_before_ns;
       job->work.timings = timings;
       job->work.virtual_span = span;
       if (timings) st.batch_instructions.emplace(id, std::move(instructions));
@@ -249,6 +251,17 @@ void trace_batch(Self* self, Runtime::Impl* rt, const BatchResult& result, const
   if (it != st.batch_instructions.end()) st.batch_instructions.erase(it);
 }
 
+// A failed run is answered once no batch of it is in flight any more: its
+// answer then means none of its work still runs or holds memory, and a
+// retry of it never overlaps its failed try (so retries replay exactly in
+// virtual time). A batch whose engine actor goes down never reports; the
+// down handler answers at once for it.
+void finish_if_drained(Self* self, Runtime::Impl* rt) {
+  auto& st = self->state;
+  PipelineRun& run = *st.init->run;
+  if (run.failed() && st.batches.empty()) finish(self, rt, *run.error());
+}
+
 void on_batch_done(Self* self, Runtime::Impl* rt, const BatchResultPtr& result) {
   auto& st = self->state;
   if (st.answered) return;
@@ -265,7 +278,7 @@ void on_batch_done(Self* self, Runtime::Impl* rt, const BatchResultPtr& result) 
     st.enqueued.erase(e);
     // The batch that failed first reports its own error (it signals its
     // event before it reports); this one only says it waited on it.
-    if (waited_on_failure) return;
+    if (waited_on_failure) return finish_if_drained(self, rt);
   }
   if (rt->options.trace && result->timings) trace_batch(self, rt, *result, units);
   if (st.init->stats && result->virtual_span) st.init->stats->cover(*result->virtual_span);
@@ -273,7 +286,7 @@ void on_batch_done(Self* self, Runtime::Impl* rt, const BatchResultPtr& result) 
   record_batch(run, units, std::move(result->result));
   if (!run.failed() && st.init->stats) st.init->stats->units += units.size();
   if (!run.failed()) dispatch(self, rt);
-  if (run.failed()) return finish(self, rt, *run.error());  // fail fast: in-flight work is left to finish
+  if (run.failed()) return finish_if_drained(self, rt);  // nothing more starts; what runs is waited for
   if (run.finished()) finish(self, rt, run.take_outputs());
 }
 
@@ -289,6 +302,9 @@ pipeline_actor_type::behavior_type pipeline_actor(Self* self, Runtime::Impl* rt,
   });
   self->set_down_handler([=](caf::down_msg& down) {
     if (self->state.answered) return;
+    // A run that failed already (waiting for its batches in flight) keeps
+    // its first error: a device that died says so before its actor exits.
+    if (self->state.init->run->failed()) return finish(self, rt, *self->state.init->run->error());
     std::string which = "an engine";
     const auto& actors = self->state.init->location_actors;
     const auto& plan = self->state.init->run->plan();
@@ -301,7 +317,7 @@ pipeline_actor_type::behavior_type pipeline_actor(Self* self, Runtime::Impl* rt,
       [=](msg::start_atom) {
         dispatch(self, rt);
         auto& run = *self->state.init->run;
-        if (run.failed()) return finish(self, rt, *run.error());
+        if (run.failed()) return finish_if_drained(self, rt);
         if (run.finished()) finish(self, rt, run.take_outputs());
       },
       [=](msg::batch_done_atom, BatchResultPtr result) { on_batch_done(self, rt, result); },
@@ -328,7 +344,7 @@ bool single_batch(const PipelinePlan& plan) {
 // actor's watch fails the run if the actor dies first; whichever of the
 // two comes first answers (`done` fires once).
 void run_single_batch(Runtime::Impl* rt, PipelineRun run, const SymbolBindings& symbols, ExecuteCallback done,
-                      ExecutionStats* stats) {
+                      ExecutionStats* stats, uint64_t not_before_ns) {
   auto batches = run.take_ready_batches();
   if (batches.size() != 1 || batches[0].units.size() != run.unit_count())
     return done(Error{ErrorCode::Internal, "a single-location run did not form one batch"});
@@ -346,6 +362,7 @@ void run_single_batch(Runtime::Impl* rt, PipelineRun run, const SymbolBindings& 
   BatchWork work = build_held_work(run, batches[0].units, nullptr);
   work.symbols = symbols;
   work.queue = batches[0].queue;
+  work.not_before_ns = not_before_ns;
   std::shared_ptr<VirtualSpan> span = stats ? std::make_shared<VirtualSpan>() : nullptr;
   work.virtual_span = span;
   work.caller_may_run = rt->options.caller_runs_small_batches && !on_runtime_thread();
@@ -383,7 +400,7 @@ void run_single_batch(Runtime::Impl* rt, PipelineRun run, const SymbolBindings& 
 
 void spawn_pipeline(Runtime::Impl* rt, std::shared_ptr<const PreparedProgram> program,
                     std::vector<Tensor> inputs, SymbolBindings symbols, ExecuteCallback done,
-                    ExecutionStats* stats) {
+                    ExecutionStats* stats, uint64_t not_before_ns) {
   PipelinePlanPtr plan = rt->plans().find(*program);
   if (!plan) {
     // Not built with its entry (the cache has let it go since, or it could
@@ -396,7 +413,7 @@ void spawn_pipeline(Runtime::Impl* rt, std::shared_ptr<const PreparedProgram> pr
   const bool fast = rt->options.direct_single_batch && !rt->options.trace && single_batch(*plan);
   auto run = PipelineRun::start(std::move(plan), std::move(inputs));
   if (!run.ok()) return done(run.error());
-  if (fast) return run_single_batch(rt, std::move(*run), symbols, std::move(done), stats);
+  if (fast) return run_single_batch(rt, std::move(*run), symbols, std::move(done), stats, not_before_ns);
   auto init = std::make_shared<PipelineInit>();
   const ScheduledGraph& graph = run->plan().schedule();
   for (const Endpoint& e : graph.locations) {
@@ -408,6 +425,7 @@ void spawn_pipeline(Runtime::Impl* rt, std::shared_ptr<const PreparedProgram> pr
   init->symbols = std::move(symbols);
   init->done = std::move(done);
   init->stats = stats;
+  init->not_before_ns = not_before_ns;
   std::unique_lock lock(rt->mutex);
   if (rt->closing) {
     lock.unlock();

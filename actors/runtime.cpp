@@ -388,7 +388,14 @@ struct AdmittedRun {
   std::vector<Tensor> inputs;
   SymbolBindings symbols;
   ExecuteCallback done;
+  /// The caller's (may be null): `tried` is added to it when the run is
+  /// answered.
   ExecutionStats* stats = nullptr;
+  /// Every try's counters and virtual span (the pipeline writes it while a
+  /// try runs; tries never overlap in writing it).
+  ExecutionStats tried;
+  /// The next try's BatchWork::not_before_ns.
+  uint64_t not_before_ns = 0;
   std::shared_ptr<const JobLoad> load;
   std::chrono::steady_clock::time_point deadline;
   std::thread::id admitted_on;
@@ -402,14 +409,24 @@ void readmit(const std::shared_ptr<AdmittedRun>& run);
 // from the callback on).
 void answer_run(AdmittedRun& run, Result<std::vector<Tensor>> r) {
   { std::vector<Tensor> spent = std::move(run.inputs); }
+  if (run.stats) run.stats->add(run.tried);
   run.done(std::move(r));
+}
+
+// A failure another try may not meet: a transient one, or memory that may
+// be free once other runs finish.
+bool worth_another_try(const Error& e) {
+  return e.code() == ErrorCode::TransientFailure || e.code() == ErrorCode::ResourceExhausted;
 }
 
 // Starts a try once the job board has admitted it; gives the room back
 // when the try is over. A start the board deferred runs on the thread that
 // freed the room, marked as the runtime's (no kernel runs inline on it). A
-// try that fails with TransientFailure is admitted again, up to
-// RuntimeOptions::transient_retries times (each counted in the stats).
+// try that fails worth_another_try is admitted again, up to
+// RuntimeOptions::transient_retries times (each counted in the stats),
+// after a backoff that doubles each time: in virtual time when the try ran
+// on simulated devices (the next try starts no earlier than this one's
+// end plus the backoff), none elsewhere.
 void start_try(const std::shared_ptr<AdmittedRun>& run, Status admitted) {
   if (!admitted.ok()) return answer_run(*run, admitted.error());
   Runtime::Impl* rt = run->rt;
@@ -417,17 +434,22 @@ void start_try(const std::shared_ptr<AdmittedRun>& run, Status admitted) {
   auto finish = [run](Result<std::vector<Tensor>> r) {
     run->rt->jobs.finished(*run->load);
     trace_queue_depth(*run->rt, *run->load);
-    if (!r.ok() && r.error().code() == ErrorCode::TransientFailure && run->tries < run->rt->options.transient_retries &&
+    if (!r.ok() && worth_another_try(r.error()) && run->tries < run->rt->options.transient_retries &&
         !run->rt->closing) {
       ++run->tries;
-      if (run->stats) ++run->stats->retries;
+      ++run->tried.retries;
+      if (run->tried.virtual_time) {
+        const uint64_t wait = run->rt->options.retry_backoff_ns << std::min<uint32_t>(run->tries - 1, 20);
+        run->not_before_ns = run->tried.virtual_end_ns + wait;
+        run->tried.backoff_ns += wait;
+      }
       return readmit(run);
     }
     answer_run(*run, std::move(r));
   };
   std::optional<RuntimeThreadScope> deferred;
   if (std::this_thread::get_id() != run->admitted_on) deferred.emplace();
-  spawn_pipeline(rt, run->prepared, run->inputs, run->symbols, std::move(finish), run->stats);
+  spawn_pipeline(rt, run->prepared, run->inputs, run->symbols, std::move(finish), &run->tried, run->not_before_ns);
 }
 
 void readmit(const std::shared_ptr<AdmittedRun>& run) {
@@ -554,6 +576,17 @@ void balance_job(Runtime::Impl& rt, std::span<const InputDescriptor> inputs, Pre
   options.placement.engines = std::move(ids);
 }
 
+// The executable engines of the current configuration that are not in
+// `used`, in preference order (empty when there are none, or when `used` is
+// empty: nothing to move away from).
+std::vector<std::string> engines_other_than(Runtime::Impl& rt, const std::vector<std::string>& used) {
+  std::vector<std::string> others;
+  if (used.empty()) return others;
+  for (const EngineEntry& e : rt.current_config()->engines())
+    if (e.capabilities.executable && std::find(used.begin(), used.end(), e.id()) == used.end()) others.push_back(e.id());
+  return others;
+}
+
 }  // namespace
 
 void Runtime::run(std::shared_ptr<const SemanticProgram> program, std::vector<Tensor> inputs,
@@ -573,30 +606,43 @@ void Runtime::run_retrying(std::shared_ptr<const SemanticProgram> program, std::
     Endpoint at = input.endpoint();
     descriptors.push_back(describe_input(input, at.engine.empty() ? Endpoint{} : std::move(at)));
   }
+  // Whether the caller left placement to the runtime (balancing below
+  // rotates the preference order, which reads as a constraint).
+  const bool unconstrained = options.placement.is_any();
   if (impl_->options.balance_jobs) balance_job(*impl_, descriptors, options);
+  // The engines of the plan the try ran (set when prepared).
+  auto used = std::make_shared<std::vector<std::string>>();
   if (retries_left > 0) {
     // Answered by a try, or prepared again on the engines left and tried
     // again: when the plan names an engine removed between its preparation
-    // and its start (BindingMismatch: nothing of it ran; any run), or — for
-    // a run marked retryable — when an engine it used went down mid-run.
-    callback = [this, program, inputs, options, stats, retries_left, callback = std::move(callback)](
-                   Result<std::vector<Tensor>> r) mutable {
+    // and its start (BindingMismatch: nothing of it ran; any run); for a
+    // run marked retryable, when an engine it used went down mid-run; and
+    // when its tries kept failing transiently (or for memory) and the
+    // caller left placement to the runtime: then on the other engines.
+    callback = [this, program, inputs, options, stats, retries_left, unconstrained, used,
+                callback = std::move(callback)](Result<std::vector<Tensor>> r) mutable {
+      const ErrorCode code = r.ok() ? ErrorCode::Internal : r.error().code();
+      std::vector<std::string> elsewhere;
+      if (!r.ok() && unconstrained && worth_another_try(r.error())) elsewhere = engines_other_than(*impl_, *used);
       const bool replace = !r.ok() && !impl_->closing &&
-                           (r.error().code() == ErrorCode::BindingMismatch ||
-                            (options.retryable && r.error().code() == ErrorCode::EngineDown));
+                           (code == ErrorCode::BindingMismatch || (options.retryable && code == ErrorCode::EngineDown) ||
+                            !elsewhere.empty());
       if (!replace) {
         { std::vector<Tensor> spent = std::move(inputs); }  // released before the caller hears
         return callback(std::move(r));
       }
       if (stats) ++stats->replacements;
+      if (!elsewhere.empty()) options.placement.engines = std::move(elsewhere);
       run_retrying(std::move(program), std::move(inputs), std::move(options), std::move(callback), stats,
                    retries_left - 1);
     };
   }
   auto shared_inputs = std::make_shared<std::vector<Tensor>>(std::move(inputs));
   prepare(std::move(program), std::move(descriptors), std::move(options),
-          [this, shared_inputs, stats, callback = std::move(callback)](Result<PreparedProgramPtr> prepared) mutable {
+          [this, shared_inputs, stats, used, callback = std::move(callback)](Result<PreparedProgramPtr> prepared) mutable {
             if (!prepared.ok()) return callback(prepared.error());
+            if ((*prepared)->root && (*prepared)->root->schedule)
+              for (const Endpoint& e : (*prepared)->root->schedule->locations) used->push_back(e.engine);
             execute(std::move(*prepared), std::move(*shared_inputs), std::move(callback), stats);
           });
 }

@@ -109,9 +109,16 @@ struct RuntimeOptions {
   /// Off: the registered preference order, whatever the load.
   bool balance_jobs = true;
   /// A run that fails with TransientFailure (an injected fault of a
-  /// simulated device, a device hiccup) is tried again, whole (programs are
-  /// pure), up to this many times; ExecutionStats::retries counts them.
+  /// simulated device, a device hiccup) or ResourceExhausted (an allocation
+  /// failed: memory may be free again once other runs are done) is tried
+  /// again, whole (programs are pure), up to this many times;
+  /// ExecutionStats::retries counts them.
   uint32_t transient_retries = 3;
+  /// Backoff before each such retry, doubling with each try: on simulated
+  /// devices in virtual time (the retry's batches start no earlier than the
+  /// failed try's end plus the backoff; ExecutionStats::backoff_ns). Runs
+  /// on other engines are tried again at once.
+  uint64_t retry_backoff_ns = 20000;
   /// A run() marked retryable (PrepareOptions::retryable) that fails with
   /// EngineDown is prepared again on the engines left and run again, up to
   /// this many times (ExecutionStats::replacements counts them). So is any
@@ -143,8 +150,14 @@ struct ExecutionStats {
   /// Tries repeated after a transient failure (RuntimeOptions::
   /// transient_retries); units, batches and transfers count every try.
   uint64_t retries = 0;
-  /// Times a retryable run was prepared again because an engine went down.
+  /// Times a run was prepared again on other engines: a retryable run
+  /// after an engine went down, a run whose transient failures outlasted
+  /// its retries (placed away from the engines it failed on), or one whose
+  /// plan named an engine removed before it started.
   uint64_t replacements = 0;
+  /// The virtual nanoseconds its retries waited (RuntimeOptions::
+  /// retry_backoff_ns; simulated devices only).
+  uint64_t backoff_ns = 0;
   /// Whether any of the run's work ran on a simulated device or link;
   /// then when its first kernel or copy started and its last one ended,
   /// in the platform's virtual nanoseconds.
@@ -159,6 +172,16 @@ struct ExecutionStats {
     virtual_begin_ns = virtual_time ? std::min(virtual_begin_ns, span.begin_ns) : span.begin_ns;
     virtual_end_ns = virtual_time ? std::max(virtual_end_ns, span.end_ns) : span.end_ns;
     virtual_time = true;
+  }
+  /// Adds another's counters and widens the span by its span.
+  void add(const ExecutionStats& other) {
+    units += other.units;
+    batches += other.batches;
+    transfers += other.transfers;
+    retries += other.retries;
+    replacements += other.replacements;
+    backoff_ns += other.backoff_ns;
+    if (other.virtual_time) cover(VirtualSpan{true, other.virtual_begin_ns, other.virtual_end_ns});
   }
 };
 

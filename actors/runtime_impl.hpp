@@ -146,8 +146,10 @@ engine_actor_type::behavior_type engine_actor(engine_actor_type::pointer self, s
 transfer_actor_type spawn_transfer_registry(caf::actor_system& system, Runtime::Impl* rt);
 
 /// Spawns the pipeline actor of one run; `done` is called exactly once.
+/// Every engine batch carries `not_before_ns` (BatchWork: a retry's
+/// virtual-time backoff on simulated devices).
 void spawn_pipeline(Runtime::Impl* rt, std::shared_ptr<const PreparedProgram> program,
                     std::vector<Tensor> inputs, SymbolBindings symbols, ExecuteCallback done,
-                    ExecutionStats* stats);
+                    ExecutionStats* stats, uint64_t not_before_ns = 0);
 
 }  // namespace tenact

@@ -261,6 +261,9 @@ struct BatchWork {
   /// When set, a simulated engine writes when the batch ran in virtual
   /// time, before `done` is called (the runtime's per-run makespan).
   std::shared_ptr<VirtualSpan> virtual_span;
+  /// A retry's backoff: a simulated device starts the batch no earlier than
+  /// this virtual time (ns); 0: no bound. Other engines ignore it.
+  uint64_t not_before_ns = 0;
   /// Set by the runtime only when the launching thread is a client's own
   /// thread (never a CAF scheduler thread or a runtime pool): the engine
   /// may then run a batch it judges cheaper than a hand-off to its own

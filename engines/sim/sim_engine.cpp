@@ -206,7 +206,7 @@ Result<uint64_t> SimEngine::bring_inputs_in(std::vector<Tensor>& inputs, Virtual
 Result<std::vector<Tensor>> SimEngine::run_on_stream(BatchWork& work, uint32_t stream) {
   if (!work.deferred.empty()) TENACT_TRY(resolve_deferred_inputs(work));
   TENACT_ASSIGN_OR_RETURN(uint64_t inputs_ready, bring_inputs_in(work.inputs, work.virtual_span.get()));
-  const uint64_t start = std::max(clocks_[stream].load(std::memory_order_relaxed), inputs_ready);
+  const uint64_t start = std::max({clocks_[stream].load(std::memory_order_relaxed), inputs_ready, work.not_before_ns});
   if (Status fault = injected_fault(work, stream, start); !fault.ok()) {
     // A failed try still took its launch on the stream.
     const uint64_t end = start + device().launch_latency_ns;

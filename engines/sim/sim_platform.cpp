@@ -464,11 +464,25 @@ Status read_header(const Json& doc, SimPlatform& p) {
   return ok_status();
 }
 
+/// "faults": the flag form of sim_faults.hpp, as a string.
+Status read_faults(const Json& doc, SimPlatform& p) {
+  const Json* faults = find(doc, "faults");
+  if (!faults) return ok_status();
+  if (!faults->is_string())
+    return schema("faults", "expected a string in the --faults form (\"seed=7,transient=0.01\"), got " +
+                                json_io::json_type_name(*faults));
+  auto spec = parse_fault_spec(faults->get<std::string>());
+  if (!spec.ok()) return invalid("faults", spec.error().message());
+  p.faults = std::move(*spec);
+  return ok_status();
+}
+
 Result<SimPlatform> read_platform(const Json& doc) {
-  TENACT_TRY(expect_object(doc, "", {"format", "name", "seed", "jitter", "devices", "links"}));
+  TENACT_TRY(expect_object(doc, "", {"format", "name", "seed", "jitter", "devices", "links", "faults"}));
   SimPlatform p;
   TENACT_TRY(read_header(doc, p));
   TENACT_TRY(read_devices(doc, p));
+  TENACT_TRY(read_faults(doc, p));
   std::vector<std::string> link_paths;
   TENACT_TRY(read_links(doc, p, link_paths));
   TENACT_TRY(check_platform(p, [&](size_t i) { return link_paths[i]; }));

@@ -641,3 +641,20 @@ TEST_CASE("the example in docs/platform-format.md parses", "[sim][platform]") {
   CHECK(p->links.size() == 6);
   CHECK(p->link("sim:1", "host")->bandwidth == 25e9);
 }
+
+TEST_CASE("parse_platform: faults in the --faults form", "[sim][platform]") {
+  auto p = parse_platform(doc(kTwoDevices, R"("faults": "seed=7,transient=0.25,die=sim:1@500ops,slow=sim:0*2")"));
+  REQUIRE(p.ok());
+  CHECK(p->faults.seed == 7);
+  CHECK(p->faults.transient == 0.25);
+  REQUIRE(p->faults.devices.size() == 2);
+  CHECK(p->faults.device("sim:1")->dies_after_ops == 500u);
+  CHECK(p->faults.device("sim:0")->slow == 2.0);
+  CHECK(parse_platform(doc(kTwoDevices))->faults.any() == false);
+  require_error(doc(kOneDevice, R"("faults": "transient=2")"), ErrorCode::InvalidAttribute,
+                {"platform: faults: ", "transient=2"});
+  require_error(doc(kOneDevice, R"("faults": {"transient": 0.1})"), ErrorCode::Schema,
+                {"platform: faults: expected a string in the --faults form", "got an object"});
+  require_error(doc(kOneDevice, R"("faults": "die=sim:3@5ops")"), ErrorCode::InvalidAttribute,
+                {"platform: faults: device 'sim:3' is not a device of the platform"});
+}
