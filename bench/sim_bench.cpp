@@ -7,7 +7,11 @@
 //       the executors are devices x streams), with the targets' ratios;
 //  (ii) wall-clock cost per op of the sim engine against the CPU engine
 //       running the same ops (a chain of adds on f32[1000]), through the
-//       Runtime.
+//       Runtime;
+//  (iii) the stress harness's jobs per second of wall time at 4 devices
+//       (stress/stress_run.hpp), without and with faults, next to its limit:
+//       the same jobs generated and computed by the CPU reference alone
+//       from as many threads (what the harness does besides the runtime).
 // Each DAG is placed three ways in the same run: cost-aware (earliest
 // finish, planning/cost_placement.hpp), round robin and engine preference
 // (every op on the first device); the bound counts D x S executors.
@@ -16,7 +20,14 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <atomic>
+#include <map>
+#include <thread>
 #include <vector>
+
+#include "core/program_json.hpp"
+#include "reference/cpu_reference_runner.hpp"
+#include "stress/stress_run.hpp"
 
 #include "actors/runtime.hpp"
 #include "bench/sim_dags.hpp"
@@ -199,10 +210,53 @@ void wall_overhead() {
               sim / cpu1, sim / cpu);
 }
 
+// Jobs per second of generating and computing `jobs` stress jobs on the
+// CPU reference from `threads` threads (one engine, as the harness).
+double reference_jobs_per_s(uint64_t jobs, uint32_t threads) {
+  auto engine = tenact::cpu::CpuEngine::create({.threads = 1}).value();
+  std::map<uint32_t, std::shared_ptr<const tenact::SemanticProgram>> programs;
+  for (uint32_t i = 0; i < 32; ++i)
+    programs[i] = std::make_shared<const tenact::SemanticProgram>(
+        tenact::load_program(tenact::stress::generate_program_json(1, i)).value());
+  std::atomic<uint64_t> next{0};
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::thread> pool;
+  for (uint32_t t = 0; t < threads; ++t)
+    pool.emplace_back([&] {
+      for (uint64_t j; (j = next.fetch_add(1)) < jobs;) {
+        auto job = tenact::stress::generate_job(1, j).value();
+        (void)tenact::cpu::run_program_on_cpu(*programs.at(job.program_index), job.inputs, *engine);
+      }
+    });
+  for (auto& t : pool) t.join();
+  return static_cast<double>(jobs) / std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void stress_throughput() {
+  std::printf("\n(iii) tenact stress at 4 simulated devices, 8 client threads x 8 jobs in flight, seed 1\n");
+  const uint64_t jobs = 5000;
+  const double limit = reference_jobs_per_s(jobs, 8);
+  for (const char* faults : {"", "seed=3,transient=0.01,alloc=0.002,transfer=0.002,slow=sim:1*2"}) {
+    tenact::stress::StressOptions o;
+    o.jobs = jobs;
+    o.clients = 8;
+    o.window = 8;
+    for (int d = 0; d < 4; ++d) o.engines.push_back({tenact::setup::EngineSpec::Kind::Sim, "sim:" + std::to_string(d)});
+    if (*faults) o.engine_options.faults = tenact::sim::parse_fault_spec(faults).value();
+    const auto r = tenact::stress::run_stress(o);
+    const double rate = static_cast<double>(r.jobs) / r.wall_seconds;
+    std::printf("%-14s %6llu jobs, %s, %8.0f jobs/s   (%.2fx the reference alone: %.0f jobs/s); p50 %llu us, p99 %llu us\n",
+                *faults ? "with faults" : "no faults", static_cast<unsigned long long>(r.jobs),
+                r.passed() ? "passed" : "FAILED", rate, rate / limit, limit,
+                static_cast<unsigned long long>(r.latency_p50_us), static_cast<unsigned long long>(r.latency_p99_us));
+  }
+}
+
 }  // namespace
 
 int main() {
   virtual_makespans();
   wall_overhead();
+  stress_throughput();
   return 0;
 }

@@ -41,7 +41,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 # simulated devices with every kind of fault, each answer checked against
 # the CPU engine; it fails on any wrong, hung or lost job, unexplained
 # error or leaked byte.
-stress_faults=seed=13,transient=0.01,alloc=0.002,transfer=0.002,die=sim:3@40000ops,slow=sim:1*2
+stress_faults=seed=13,transient=0.01,alloc=0.002,transfer=0.002,die=sim:3@20000ops,slow=sim:1*2
 section "stress (asan+ubsan)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   "$root/build-asan/stress/stress_runner" --engines sim:0,sim:1,sim:2,sim:3 --threads 8 --jobs 1000000 \

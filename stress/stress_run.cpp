@@ -207,17 +207,18 @@ class Harness {
     const uint64_t us = static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - p.start).count());
     std::string what, detail;
-    std::optional<ErrorCode> error;
+    bool failed = false;  // the runtime failed (with `code`)
+    ErrorCode code = ErrorCode::Internal;
     bool agreed = false;
     if (result.ok()) {
       std::vector<HostTensor> actual;
-      for (size_t i = 0; i < result->size() && !error; ++i) {
+      for (size_t i = 0; i < result->size() && !failed; ++i) {
         auto h = to_host((*result)[i]);
-        if (!h.ok()) error = h.error().code(), detail = "reading output " + std::to_string(i) + " back: " + h.error().message();
+        if (!h.ok()) failed = true, code = h.error().code(), detail = "reading output " + std::to_string(i) + " back: " + h.error().message();
         else actual.push_back(std::move(*h));
       }
       result = std::vector<Tensor>{};  // the runtime's buffers go now
-      if (!error) {
+      if (!failed) {
         if (!p.expected.ok()) {
           what = "wrong", detail = "the runtime answered; the CPU engine failed: " + p.expected.error().message();
         } else if (actual.size() != p.expected->size()) {
@@ -231,14 +232,15 @@ class Harness {
         }
       }
     } else {
-      error = result.error().code();
+      failed = true;
+      code = result.error().code();
       detail = result.error().message();
     }
-    if (error && what.empty()) {
-      if (!p.expected.ok() && p.expected.error().code() == *error) {
-        error.reset();  // both failed alike
+    if (failed && what.empty()) {
+      if (!p.expected.ok() && p.expected.error().code() == code) {
+        failed = false;  // both failed alike
         agreed = true;
-      } else if (!explained(*error, faults_)) {
+      } else if (!explained(code, faults_)) {
         what = "unexplained error";
       }
     }
@@ -253,10 +255,10 @@ class Harness {
       tally_.any_virtual = true;
     }
     tally_.latencies_us.push_back(us);
-    if (error) ++r.errors[std::string(to_string(*error))];
+    if (failed || agreed) ++r.errors[std::string(to_string(code))];
     if (what == "wrong") ++r.wrong;
     else if (what == "unexplained error") ++r.unexplained_errors;
-    else if (error) ++r.failed_as_injected;
+    else if (failed) ++r.failed_as_injected;
     else ++r.correct, r.agreed_errors += agreed ? 1 : 0;
     tally_.done.fetch_add(1);
     if (!what.empty()) record(p, what, detail);
