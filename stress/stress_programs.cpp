@@ -36,10 +36,7 @@ Rng rng_for(uint64_t seed, uint64_t a, uint64_t salt) {
   return r;
 }
 
-bool is_cplx(DType t) { return is_complex(t); }
-bool is_int(DType t) { return is_integer(t); }
-bool is_signed_int(DType t) { return is_signed_integer(t); }
-bool inexact_kind(DType t) { return is_float(t) || is_cplx(t); }
+bool inexact_kind(DType t) { return is_float(t) || is_complex(t); }
 
 // The largest integer below which every integer (and every sum of them) is
 // exact in the type (complex: in each component). Integers wrap: no limit.
@@ -141,7 +138,7 @@ class ProgramBuilder {
     inputs_.push_back(Json{{"name", name}, {"dtype", std::string(to_string(dtype_))}, {"shape", {"N", "N"}}});
     Val v{name, Form::Square, dtype_, true, 4, 0};
     bool wild = false;
-    if (is_int(dtype_)) v.bound = std::numeric_limits<double>::infinity();
+    if (is_integer(dtype_)) v.bound = std::numeric_limits<double>::infinity();
     else if (is_float(dtype_) && rng_.chance(0.4)) wild = true, v.exact = false;
     wild_inputs_.push_back(wild);
     vals_.push_back(v);
@@ -172,10 +169,10 @@ class ProgramBuilder {
 
   // A scalar-filled constant of the program's type.
   Json scalar_json(double x) const {
-    if (is_cplx(dtype_)) return Json::array({x, 0.0});
+    if (is_complex(dtype_)) return Json::array({x, 0.0});
     if (std::isnan(x)) return "nan";
     if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-    if (is_int(dtype_)) return static_cast<int64_t>(x);
+    if (is_integer(dtype_)) return static_cast<int64_t>(x);
     return x;
   }
   Val constant(Form f, double x, bool exact) {
@@ -207,7 +204,7 @@ class ProgramBuilder {
   // Makes `x` exact within `b` where it is not (floats only; nullopt for
   // types it cannot do that for).
   std::optional<Val> within(const Val& x, double b) {
-    if (is_int(dtype_)) return x;
+    if (is_integer(dtype_)) return x;
     if (x.ulps > 0) return std::nullopt;  // rounding an approximation: engines may differ by a unit
     if (x.exact && x.bound <= b) return x;
     if (!is_float(dtype_) || b < 1) return std::nullopt;
@@ -242,13 +239,13 @@ class ProgramBuilder {
 
   void unary_any(const Val& x) {
     std::vector<std::string> ops = {"negate"};
-    if (is_signed_int(dtype_) || is_float(dtype_)) ops.insert(ops.end(), {"abs", "sign"});
-    if (is_int(dtype_)) ops.push_back("not");
+    if (is_signed_integer(dtype_) || is_float(dtype_)) ops.insert(ops.end(), {"abs", "sign"});
+    if (is_integer(dtype_)) ops.push_back("not");
     if (is_float(dtype_))
       ops.insert(ops.end(), {"exponential", "log", "sine", "cosine", "tanh", "sqrt", "rsqrt", "exponential_minus_one",
                              "log_plus_one", "floor", "ceil", "round_nearest_even", "round_nearest_afz", "logistic"});
     if (inexact_kind(dtype_)) ops.push_back("conj");
-    if (is_cplx(dtype_)) ops.push_back("exponential");
+    if (is_complex(dtype_)) ops.push_back("exponential");
     const std::string op = rng_.pick(ops);
     Val r{"", x.form, dtype_, x.exact, x.bound, x.ulps};
     if (op == "sign") r.bound = std::min(x.bound, 1.0), r.exact = x.exact || !is_float(dtype_);
@@ -262,18 +259,18 @@ class ProgramBuilder {
 
   void binary(const Val& a, const Val& b) {
     std::vector<std::string> ops = {"add", "subtract", "multiply", "maximum", "minimum"};
-    if (!is_cplx(dtype_)) ops.insert(ops.end(), {"divide", "remainder", "power"});
-    if (is_cplx(dtype_)) ops.push_back("divide");
-    if (is_int(dtype_)) ops.insert(ops.end(), {"and", "or", "xor"});
+    if (!is_complex(dtype_)) ops.insert(ops.end(), {"divide", "remainder", "power"});
+    if (is_complex(dtype_)) ops.push_back("divide");
+    if (is_integer(dtype_)) ops.insert(ops.end(), {"and", "or", "xor"});
     const std::string op = rng_.pick(ops);
     Val r{"", a.form, dtype_, a.exact && b.exact, std::max(a.bound, b.bound), std::max(a.ulps, b.ulps)};
     if (r.ulps > 0) r.ulps += 1;
     Val rhs = b;
     const double lim = exact_limit(dtype_);
     if (op == "add" || op == "subtract") r.bound = a.bound + b.bound;
-    if (op == "multiply") r.bound = a.bound * b.bound * (is_cplx(dtype_) ? 2 : 1);
+    if (op == "multiply") r.bound = a.bound * b.bound * (is_complex(dtype_) ? 2 : 1);
     if (r.bound > lim) r.exact = false;
-    if ((op == "divide" || op == "remainder") && is_int(dtype_)) {
+    if ((op == "divide" || op == "remainder") && is_integer(dtype_)) {
       // A divisor in [1, 7]: division by zero and INT_MIN / -1 are the
       // runtime's choice, not the spec's.
       Val lo = scalar_constant(1);
@@ -283,10 +280,10 @@ class ProgramBuilder {
       rhs = emit(Json{{"op", "clamp"}, {"in", {lo.name, b.name, hi.name}}}, Val{"", b.form, dtype_, true, 7, 0});
     } else if (op == "divide" || op == "remainder") {
       r.exact = false;
-      if (is_cplx(dtype_)) r.ulps += 4;
+      if (is_complex(dtype_)) r.ulps += 4;
     }
     if (op == "power") {
-      if (is_int(dtype_)) {
+      if (is_integer(dtype_)) {
         rhs = constant(a.form, static_cast<double>(rng_.below(4)), true);
       } else {
         r.exact = false;
@@ -298,7 +295,7 @@ class ProgramBuilder {
   }
 
   void reduction(const Val& x) {
-    const std::vector<std::string> ops = is_cplx(dtype_)
+    const std::vector<std::string> ops = is_complex(dtype_)
                                              ? std::vector<std::string>{"reduce_sum", "reduce_max", "reduce_min"}
                                              : std::vector<std::string>{"reduce_sum", "reduce_sum_squares", "reduce_prod",
                                                                         "reduce_max", "reduce_min"};
@@ -311,30 +308,30 @@ class ProgramBuilder {
     if (op == "reduce_sum_squares") in = within(x, std::min(64.0, std::sqrt(lim / n))), bound = in ? in->bound * in->bound * n : 0;
     if (op == "reduce_prod") in = within(x, 1), bound = 1;
     if (!in) return;
-    if ((op == "reduce_sum" || op == "reduce_sum_squares") && is_cplx(dtype_) && in->bound * n > lim) return;
+    if ((op == "reduce_sum" || op == "reduce_sum_squares") && is_complex(dtype_) && in->bound * n > lim) return;
     if (in->ulps > 0 && op != "reduce_max" && op != "reduce_min") return;  // sums of approximations: no exact bound
     const int64_t axis = static_cast<int64_t>(rng_.below(2));
     Val r{"", Form::Vec, dtype_, in->exact, bound, in->ulps};
-    if (is_int(dtype_)) r.bound = std::numeric_limits<double>::infinity();
+    if (is_integer(dtype_)) r.bound = std::numeric_limits<double>::infinity();
     Val red = emit(Json{{"op", op}, {"in", {in->name}}, {"dimensions", {axis}}}, r);
     canonical_zero(red);
   }
 
   void dot(const Val& a, const Val& b) {
     if (a.ulps > 0 || b.ulps > 0) return;
-    if (!options_.float_dots && !is_int(dtype_)) return;
+    if (!options_.float_dots && !is_integer(dtype_)) return;
     const double lim = exact_limit(dtype_);
     const double n = options_.max_n;
-    const double each = std::min(64.0, std::sqrt(lim / n / (is_cplx(dtype_) ? 2 : 1)));
+    const double each = std::min(64.0, std::sqrt(lim / n / (is_complex(dtype_) ? 2 : 1)));
     auto l = within(a, each);
     auto r = within(b, each);
     if (!l || !r) return;
-    if (!is_int(dtype_) && l->bound * r->bound * n * (is_cplx(dtype_) ? 2 : 1) > lim) return;
+    if (!is_integer(dtype_) && l->bound * r->bound * n * (is_complex(dtype_) ? 2 : 1) > lim) return;
     const int lc = static_cast<int>(rng_.below(2));
     const int rc = static_cast<int>(rng_.below(2));
     Json op{{"op", "dot_general"}, {"in", {l->name, r->name}}, {"lhs_contracting_dimensions", {lc}},
             {"rhs_contracting_dimensions", {rc}}};
-    Val d = emit(op, Val{"", Form::Square, dtype_, true, is_int(dtype_) ? l->bound : l->bound * r->bound * n * 2, 0});
+    Val d = emit(op, Val{"", Form::Square, dtype_, true, is_integer(dtype_) ? l->bound : l->bound * r->bound * n * 2, 0});
     canonical_zero(d);
   }
 
@@ -366,8 +363,8 @@ class ProgramBuilder {
   }
 
   void clamp_op(const Val& x) {
-    if (is_cplx(dtype_)) return;
-    double lo = static_cast<double>(rng_.between(is_signed_int(dtype_) || is_float(dtype_) ? -9 : 0, 3));
+    if (is_complex(dtype_)) return;
+    double lo = static_cast<double>(rng_.between(is_signed_integer(dtype_) || is_float(dtype_) ? -9 : 0, 3));
     double hi = lo + static_cast<double>(rng_.between(0, 9));
     Val l = scalar_constant(lo);
     vals_.pop_back();
@@ -387,9 +384,9 @@ class ProgramBuilder {
     vals_.pop_back();  // other types stay out of the pool
     Val r{"", x.form, dtype_, x.exact, x.bound, x.ulps};
     if (e == DType::Bool) r.exact = true, r.bound = 1;
-    else if (is_int(e)) r.exact = true, r.bound = std::min(x.exact ? x.bound : 1e300, 1.9e19);
+    else if (is_integer(e)) r.exact = true, r.bound = std::min(x.exact ? x.bound : 1e300, 1.9e19);
     else if (x.exact && x.bound > exact_limit(e)) r.exact = false;
-    if (is_int(dtype_)) r.exact = true, r.bound = std::numeric_limits<double>::infinity();
+    if (is_integer(dtype_)) r.exact = true, r.bound = std::numeric_limits<double>::infinity();
     if (r.bound > exact_limit(dtype_)) r.exact = false;
     emit(Json{{"op", "convert"}, {"in", {mid.name}}, {"dtype", std::string(to_string(dtype_))}}, r);
   }
@@ -480,7 +477,7 @@ class ProgramBuilder {
     }
     std::vector<double> xs = {0, 1, -1, 3, -7};
     if (is_float(dtype_)) xs.insert(xs.end(), {std::nan(""), INFINITY, -INFINITY, -0.0, 0.5});
-    if (is_int(dtype_) && !is_signed_int(dtype_)) xs = {0, 1, 3, 7};
+    if (is_integer(dtype_) && !is_signed_integer(dtype_)) xs = {0, 1, 3, 7};
     const double x = rng_.pick(xs);
     const bool exact = !std::isfinite(x) || x == std::floor(x);
     constant(Form::Square, x, exact);
@@ -580,13 +577,13 @@ void set_element(HostTensor& t, int64_t i, Rng& r, bool wild) {
 uint64_t ulp_distance(double a, double b, DType t) {
   // Maps each value to an integer ordered like the reals, in the type's
   // own encoding, and subtracts.
-  auto ordered = [](int64_t bits, int64_t sign_bit) { return (bits & sign_bit) ? -(bits & ~sign_bit) : bits; };
   int64_t x = 0, y = 0;
   if (t == DType::F64 || t == DType::C128) {
     int64_t ba, bb;
     std::memcpy(&ba, &a, 8);
     std::memcpy(&bb, &b, 8);
-    x = ordered(ba, INT64_MIN), y = ordered(bb, INT64_MIN);
+    x = ba < 0 ? -(ba & INT64_MAX) : ba;
+    y = bb < 0 ? -(bb & INT64_MAX) : bb;
   } else if (t == DType::F32 || t == DType::C64) {
     float fa = static_cast<float>(a), fb = static_cast<float>(b);
     int32_t ba, bb;
@@ -682,17 +679,17 @@ bool results_match(const HostTensor& expected, const HostTensor& actual, uint32_
   };
   const size_t width = size_of(t);
   for (int64_t i = 0; i < count; ++i) {
-    if (is_int(t) || t == DType::Bool) {
+    if (is_integer(t) || t == DType::Bool) {
       if (std::memcmp(e->data() + i * width, a->data() + i * width, width) != 0)
         return fail("element " + std::to_string(i) + " differs bit for bit");
       continue;
     }
-    for (int part = 0; part < (is_cplx(t) ? 2 : 1); ++part) {
+    for (int part = 0; part < (is_complex(t) ? 2 : 1); ++part) {
       const double x = at(*e, i, part), y = at(*a, i, part);
       if (!close(x, y, t, ulps)) {
         char text[160];
         std::snprintf(text, sizeof text, "element %lld%s: %.17g, the CPU engine gives %.17g (%u ulps allowed)",
-                      static_cast<long long>(i), is_cplx(t) ? (part ? " (imaginary)" : " (real)") : "", y, x, ulps);
+                      static_cast<long long>(i), is_complex(t) ? (part ? " (imaginary)" : " (real)") : "", y, x, ulps);
         return fail(text);
       }
     }
