@@ -279,6 +279,13 @@ class PipelinePlanBuilder {
         unit.output_copies.push_back(c);
       }
     }
+    for (PipelineUnit& unit : plan_.units_) {
+      if (unit.kind == PipelineUnitKind::Transfer) continue;
+      for (uint32_t d : unit.dependents) {
+        const PipelineUnit& next = plan_.units_[d];
+        if (next.kind == PipelineUnitKind::Transfer || next.lane != unit.lane) unit.feeds_other_lane = true;
+      }
+    }
     return ok_status();
   }
 
@@ -518,6 +525,8 @@ std::vector<PipelineBatch> PipelineRun::take_all_batches() {
     batch_of[u] = b;
     state_[u] = UnitState::Started;
     ++started;
+    // Other lanes wait on this batch's signal: nothing more joins it.
+    if (unit.feeds_other_lane) latest[unit.lane] = kNone;
   }
   ready_.clear();
   in_flight_ += started;

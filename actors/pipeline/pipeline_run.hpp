@@ -80,6 +80,11 @@ struct PipelineUnit {
   std::vector<uint32_t> dependencies;
   /// Units that list this one among their dependencies, ascending.
   std::vector<uint32_t> dependents;
+  /// Compute units: whether a dependent runs in another lane (another
+  /// queue or location, or it is a transfer). Enqueued behind events, such
+  /// a dependent waits on the signal of the batch this unit is in, so that
+  /// batch ends with it. Transfers (a batch each): false.
+  bool feeds_other_lane = false;
   /// The copies it reads from outside the unit, in a fixed order.
   /// Instruction: one per operand, in operand order (a slot read twice
   /// appears twice). Region: the region's `inputs` (each once, order of
@@ -209,8 +214,11 @@ class PipelineRun {
   /// enqueueing behind events: batch k may read what batches before it
   /// make (they are enqueued first) but nothing of a later one. A compute
   /// unit joins the latest batch of its lane when every dependency not
-  /// done is in that batch or an earlier one; a transfer is a batch of its
-  /// own. Batches come in an order that respects dependencies; the units of
+  /// done is in that batch or an earlier one, and that batch is still
+  /// open; a batch closes after a unit that feeds another lane
+  /// (PipelineUnit::feeds_other_lane), so work on other queues waits for
+  /// that unit, not for whatever its queue does after it. A transfer is a
+  /// batch of its own. Batches come in an order that respects dependencies; the units of
   /// each ascending. Inputs from other batches are not held yet: see
   /// holds(). Empty after a failure.
   std::vector<PipelineBatch> take_all_batches();

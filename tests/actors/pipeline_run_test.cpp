@@ -71,6 +71,15 @@ const char* kDiamond = R"({"format": "tenact.program/1", "name": "diamond",
           {"op": "tanh", "in": ["c"], "out": "d"}],
   "outputs": ["d"]})";
 
+// Engine a runs elementwise ops, b reductions; a route "link" a -> b.
+World elementwise_then_reduction() {
+  World w;
+  w.add("a", {"host"}, {OpFamily::Elementwise});
+  w.add("b", {"host"}, {OpFamily::Reduction});
+  w.route({"a", "host"}, {"b", "host"}, "link");
+  return w;
+}
+
 World cpu_world(bool fuses = false) {
   World w;
   auto e = std::make_shared<ScriptedEngine>("cpu", std::vector<std::string>{"host"});
@@ -321,10 +330,7 @@ TEST_CASE("units are numbered so that a region runs after what it reads", "[pipe
 TEST_CASE("a transfer between two engines is a unit and a batch of its own", "[pipeline_run]") {
   // n and e run on a (elementwise only), r on b (reduction only): e moves
   // a -> b. Nodes: 0 negate, 1 exponential, 2 transfer of e, 3 reduce_sum.
-  World w;
-  w.add("a", {"host"}, {OpFamily::Elementwise});
-  w.add("b", {"host"}, {OpFamily::Reduction});
-  w.route({"a", "host"}, {"b", "host"}, "link");
+  World w = elementwise_then_reduction();
   auto program = prepare(w, R"({"format": "tenact.program/1", "name": "moved",
     "inputs": [{"name": "x", "dtype": "f32", "shape": [4]}],
     "ops": [{"op": "negate", "in": ["x"], "out": "n"},
@@ -381,10 +387,7 @@ TEST_CASE("ready work on two engines forms one batch per engine", "[pipeline_run
   // x at a, y at b. Nodes: 0 negate(x)@a, 1 reduce(y)@b, 2 transfer n
   // a -> b, 3 reduce(n)@b. Unit 3 waits for the transfer, which is not in
   // b's first batch.
-  World w;
-  w.add("a", {"host"}, {OpFamily::Elementwise});
-  w.add("b", {"host"}, {OpFamily::Reduction});
-  w.route({"a", "host"}, {"b", "host"}, "link");
+  World w = elementwise_then_reduction();
   const Endpoint a{"a", "host"}, b{"b", "host"};
   auto program = prepare(w, R"({"format": "tenact.program/1", "name": "two",
     "inputs": [{"name": "x", "dtype": "f32", "shape": [4]}, {"name": "y", "dtype": "f32", "shape": [4]}],
@@ -610,4 +613,51 @@ TEST_CASE("a chain of 10,000 nodes plans and batches as one", "[pipeline_run]") 
   CHECK(one_at_a_time);
   CHECK(second->finished());
   CHECK(second->peak_bytes() == 32);
+}
+
+TEST_CASE("enqueued behind events, a batch ends after a unit another lane waits for", "[pipeline_run]") {
+  // x at a. Nodes: 0 negate(x)@a, 1 transfer n a -> b, 2 reduce(n)@b,
+  // 3 exponential(n)@a, 4 tanh(m)@a. The transfer waits on the signal of
+  // the batch holding negate; were exponential and tanh in that batch, the
+  // copy (and b) would wait for them too, though neither is needed there.
+  World w = elementwise_then_reduction();
+  const Endpoint a{"a", "host"}, b{"b", "host"};
+  auto program = prepare(w, R"({"format": "tenact.program/1", "name": "cut",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": [4]}],
+    "ops": [{"op": "negate", "in": ["x"], "out": "n"},
+            {"op": "reduce_sum", "in": ["n"], "out": "r", "dimensions": [0]},
+            {"op": "exponential", "in": ["n"], "out": "m"},
+            {"op": "tanh", "in": ["m"], "out": "t"}],
+    "outputs": ["r", "t"]})",
+                         {input(DType::F32, {4}, a)});
+  PipelineRun run = start(program, {filled(1)});
+  REQUIRE(run.unit_count() == 5);
+  REQUIRE(run.unit(1).kind == PipelineUnitKind::Transfer);
+  CHECK(run.unit(0).feeds_other_lane);   // the transfer reads n
+  CHECK_FALSE(run.unit(1).feeds_other_lane);  // a transfer is a batch of its own
+  CHECK_FALSE(run.unit(2).feeds_other_lane);
+  CHECK_FALSE(run.unit(3).feeds_other_lane);  // tanh runs on a's lane
+  CHECK_FALSE(run.unit(4).feeds_other_lane);
+
+  auto batches = run.take_all_batches();
+  REQUIRE(batches.size() == 4);
+  CHECK(batches[0].units == U{0});
+  CHECK(run.plan().endpoint(batches[0].location) == a);
+  CHECK(batches[1].units == U{1});
+  CHECK(batches[2].units == U{2});
+  CHECK(run.plan().endpoint(batches[2].location) == b);
+  CHECK(batches[3].units == U{3, 4});
+  CHECK(run.plan().endpoint(batches[3].location) == a);
+  CHECK(run.take_all_batches().empty());
+
+  REQUIRE(run.batch_done(batches[0].units, {filled(-1)}).ok());
+  REQUIRE(run.batch_done(batches[1].units, {filled(-1)}).ok());
+  REQUIRE(run.batch_done(batches[2].units, {filled(-4, {})}).ok());
+  REQUIRE(run.batch_done(batches[3].units, {filled(0.5f)}).ok());
+  CHECK(run.finished());
+  auto out = run.take_outputs();
+  REQUIRE(out.ok());
+  REQUIRE(out->size() == 2);
+  CHECK((*out)[0].data_as<float>()[0] == -4.0f);
+  CHECK((*out)[1].data_as<float>()[0] == 0.5f);
 }

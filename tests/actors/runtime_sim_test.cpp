@@ -527,3 +527,54 @@ TEST_CASE("a run that is not retryable fails with EngineDown when its device die
   CHECK(after.error().code() == ErrorCode::NoEligibleEngine);
   rt.check_memory_at_exit = false;
 }
+
+TEST_CASE("work on a device's other streams waits for the op it reads, not for the rest of that op's stream",
+          "[sim][runtime]") {
+  // Two diamonds of 8 dots of f32[128, 128] on one default device (4
+  // streams, no jitter): each stage's 8 dots (n = dot(top, w)) run on the 4
+  // streams in 2 rounds, then a region of 7 adds joins them and a dot
+  // reads the sum. The second stage's dots wait for the first join dot
+  // only, not for stage-two dots queued on the join's stream after it.
+  // Costs (engines/cost_model.hpp): upload 10,000 + 65,536 / 25e9 s =
+  // 12,622 ns; a dot 5,000 + 3 x 65,536 B / 3e12 B/s = 5,066 ns; the region
+  // 5,000 + 9 x 65,536 / 3e12 = 5,197 ns. Makespan 12,622 + 2 x (2 x 5,066
+  // + 5,197 + 5,066) = 53,412 ns. With every dot of stage two waiting for
+  // the join's stream, it would take 2 x 5,066 ns more.
+  std::string ops;
+  auto dot = [&](const std::string& in, const std::string& out) {
+    ops += R"({"op": "dot_general", "in": [")" + in + R"(", "w"], "out": ")" + out +
+           R"(", "lhs_contracting_dimensions": [1], "rhs_contracting_dimensions": [0]},)";
+  };
+  std::string top = "x";
+  for (int stage = 0; stage < 2; ++stage) {
+    const std::string S = std::to_string(stage);
+    for (int k = 0; k < 8; ++k) dot(top, "n" + S + "_" + std::to_string(k));
+    std::string sum = "n" + S + "_0";
+    for (int k = 1; k < 8; ++k) {
+      const std::string next = "s" + S + "_" + std::to_string(k);
+      ops += R"({"op": "add", "in": [")" + sum + R"(", "n)" + S + "_" + std::to_string(k) + R"("], "out": ")" +
+             next + R"("},)";
+      sum = next;
+    }
+    top = "j" + S;
+    dot(sum, top);
+  }
+  ops.pop_back();
+  auto program = program_of(R"({"format": "tenact.program/1", "name": "two_diamonds",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": [128, 128]}, {"name": "w", "dtype": "f32", "shape": [128, 128]}],
+    "ops": [)" + ops + R"(], "outputs": ["j1"]})");
+  // x = 1, w = 1/128: every dot of ones is 1; a join of 8 is 8, then 64.
+  auto x = Tensor::zeros(DType::F32, {128, 128}).value();
+  auto w = Tensor::zeros(DType::F32, {128, 128}).value();
+  for (int64_t i = 0; i < x.element_count(); ++i) {
+    x.data_as<float>()[i] = 1.0f;
+    w.data_as<float>()[i] = 1.0f / 128.0f;
+  }
+  SimRuntime rt{"sim:0", sim::default_platform(1).value()};
+  ExecutionStats stats;
+  auto out = rt.runtime.run(program, {x, w}, {}, &stats).get();
+  REQUIRE(out.ok());
+  CHECK(stats.virtual_makespan_ns() == 53412);
+  Tensor y = rt.to_host((*out)[0]);
+  for (int64_t i = 0; i < y.element_count(); ++i) REQUIRE(y.data_as<float>()[i] == 64.0f);
+}
