@@ -231,7 +231,7 @@ int stress_command(const std::vector<std::string>& args, std::ostream& out, std:
       return 1;
     }
     out << job->program_json << "\n# job " << *o.only_job << ": program " << job->program_index << ", N = " << job->n
-        << ", " << job->inputs.size() << " inputs\n";
+        << ", M = " << job->m << ", " << job->inputs.size() << " inputs\n";
     return 0;
   }
   o.replay_command = replay_command(*parsed);

@@ -56,7 +56,8 @@ const std::vector<DType> kProgramTypes = {DType::F32, DType::F64, DType::F16, DT
                                           DType::C64, DType::C128, DType::F32, DType::F64, DType::I32,
                                           DType::F16, DType::BF16, DType::F32, DType::F64};
 
-enum class Form : uint8_t { Square, Vec };
+// Square: [N, N]; Vec: [N]; Rect: [M, N] (programs with a second symbol).
+enum class Form : uint8_t { Square, Vec, Rect };
 
 // A value of the program being built and what the generator knows of it.
 struct Val {
@@ -72,7 +73,14 @@ struct Val {
   uint32_t ulps = 0;
 };
 
-Json dims_json(Form f) { return f == Form::Square ? Json::array({"N", "N"}) : Json::array({"N"}); }
+Json dims_json(Form f) {
+  switch (f) {
+    case Form::Square: return Json::array({"N", "N"});
+    case Form::Vec: return Json::array({"N"});
+    case Form::Rect: return Json::array({"M", "N"});
+  }
+  return Json::array();
+}
 
 // Names: mostly plain, sometimes what the format allows and tools must
 // escape ('/', spaces, '..', non-ASCII).
@@ -89,6 +97,8 @@ class ProgramBuilder {
     Json program;
     std::vector<uint32_t> output_ulps;
     std::vector<bool> wild_inputs;
+    /// Per input: of shape [M, N] (else [N, N]).
+    std::vector<bool> rect_inputs;
     DType dtype;
   };
 
@@ -96,7 +106,10 @@ class ProgramBuilder {
     const uint32_t max_ops = std::max<uint32_t>(3, options_.max_ops);
     const uint32_t target = static_cast<uint32_t>(rng_.between(3, max_ops));
     const int inputs = static_cast<int>(rng_.between(1, 4));
-    for (int i = 0; i < inputs; ++i) add_input(i);
+    for (int i = 0; i < inputs; ++i) add_input(i, false);
+    // A second symbol in a third of the programs: an input of shape [M, N]
+    // that dots carry through (through_m).
+    if (rng_.chance(0.35)) add_input(inputs, true);
     int attempts = 0;
     while (op_count_ < target && attempts++ < 20 * static_cast<int>(target)) {
       // A step may emit several ops (helpers included); one that would pass
@@ -112,6 +125,7 @@ class ProgramBuilder {
     Built b;
     b.dtype = dtype_;
     b.wild_inputs = wild_inputs_;
+    b.rect_inputs = rect_inputs_;
     Json outs = Json::array();
     auto add_output = [&](const Val& v) {
       outs.push_back(v.name);
@@ -121,11 +135,15 @@ class ProgramBuilder {
     const int extra = static_cast<int>(rng_.below(3));
     for (int i = 0; i < extra; ++i) add_output(rng_.pick(vals_));
     std::string guard_low = needs_nonempty_ ? "N >= 1" : "N >= 0";
+    Json guards = Json::array({guard_low, "N <= " + std::to_string(options_.max_n),
+                               "N * N <= " + std::to_string(options_.max_n * options_.max_n)});
+    if (!rect_.empty())
+      guards.insert(guards.end(), {"M >= 0", "M <= " + std::to_string(options_.max_n),
+                                   "M * N <= " + std::to_string(options_.max_n * options_.max_n)});
     b.program = Json{{"format", "tenact.program/1"},
                      {"name", "stress"},
                      {"inputs", inputs_},
-                     {"guards", Json::array({guard_low, "N <= " + std::to_string(options_.max_n),
-                                             "N * N <= " + std::to_string(options_.max_n * options_.max_n)})},
+                     {"guards", guards},
                      {"ops", ops_},
                      {"outputs", outs}};
     return b;
@@ -133,15 +151,18 @@ class ProgramBuilder {
 
  private:
   // -- values -----------------------------------------------------------------
-  void add_input(int i) {
+  // An input [N, N] in the pool, or (`rect`) [M, N] kept for through_m.
+  void add_input(int i, bool rect) {
     std::string name = rng_.chance(0.15) ? rng_.pick(kOddNames) + std::to_string(i) : "x" + std::to_string(i);
-    inputs_.push_back(Json{{"name", name}, {"dtype", std::string(to_string(dtype_))}, {"shape", {"N", "N"}}});
-    Val v{name, Form::Square, dtype_, true, 4, 0};
+    const Form form = rect ? Form::Rect : Form::Square;
+    inputs_.push_back(Json{{"name", name}, {"dtype", std::string(to_string(dtype_))}, {"shape", dims_json(form)}});
+    Val v{name, form, dtype_, true, 4, 0};
     bool wild = false;
     if (is_integer(dtype_)) v.bound = std::numeric_limits<double>::infinity();
     else if (is_float(dtype_) && rng_.chance(0.4)) wild = true, v.exact = false;
     wild_inputs_.push_back(wild);
-    vals_.push_back(v);
+    rect_inputs_.push_back(rect);
+    (rect ? rect_ : vals_).push_back(v);
   }
 
   std::string fresh() { return "v" + std::to_string(next_name_++); }
@@ -221,7 +242,9 @@ class ProgramBuilder {
   void step(uint32_t target) {
     const uint32_t left = target - op_count_;
     Val sq = pick_square();
-    switch (rng_.below(16)) {
+    // A program with a second symbol carries a value through it often.
+    if (!rect_.empty() && left >= 3 && rng_.chance(0.15)) return through_m(sq);
+    switch (rng_.below(19)) {
       case 0: case 1: case 2: unary_any(sq); break;
       case 3: case 4: case 5: binary(sq, pick_square()); break;
       case 6: if (left >= 2) reduction(sq); break;
@@ -234,6 +257,9 @@ class ProgramBuilder {
       case 13: if (left >= 2) clamp_op(sq); break;
       case 14: source(); break;
       case 15: if (left >= 3) reshape_round_trip(sq); break;
+      case 16: if (left >= 4) gather_or_scatter(sq); break;
+      case 17: if (left >= 4) shape_ops(sq); break;
+      case 18: if (left >= 3) through_m(sq); break;
     }
   }
 
@@ -483,6 +509,118 @@ class ProgramBuilder {
     constant(Form::Square, x, exact);
   }
 
+  // Row indices i32[N, 1] (kept out of the pool): 0 .. N-1 in order or
+  // reversed (`distinct`), doubled (the upper half out of range: gather
+  // clamps, scatter skips), or i mod 3 (duplicates; only when !distinct).
+  Val row_indices(bool distinct) {
+    Val ids = emit(Json{{"op", "iota"}, {"dtype", "i32"}, {"shape", {"N", 1}}, {"iota_dimension", 0}},
+                   Val{"", Form::Square, DType::I32, true, 0, 0});
+    vals_.pop_back();
+    switch (rng_.below(distinct ? 3 : 4)) {
+      case 0: break;
+      case 1:
+        ids = emit(Json{{"op", "reverse"}, {"in", {ids.name}}, {"dimensions", {0}}}, ids);
+        vals_.pop_back();
+        break;
+      case 2:
+      case 3: {
+        Val k = emit(Json{{"op", "constant"}, {"dtype", "i32"}, {"shape", {"N", 1}}, {"value", distinct ? 2 : 3}}, ids);
+        vals_.pop_back();
+        ids = emit(Json{{"op", distinct ? "multiply" : "remainder"}, {"in", {ids.name, k.name}}}, ids);
+        vals_.pop_back();
+        break;
+      }
+    }
+    return ids;
+  }
+
+  // gather of rows of x at row_indices; or scatter of the rows of another
+  // value into x there (replace, add, multiply, max, min: an element is
+  // updated at most once unless the update replaces, whose order is fixed).
+  void gather_or_scatter(const Val& x) {
+    needs_nonempty_ = true;  // a gathered row is a slice of size 1 on axis 0
+    if (rng_.chance(0.5)) {
+      Val ids = row_indices(false);
+      emit(Json{{"op", "gather"}, {"in", {x.name, ids.name}}, {"offset_dims", {1}}, {"collapsed_slice_dims", {0}},
+                {"start_index_map", {0}}, {"index_vector_dim", 1}, {"slice_sizes", {1, "N"}}},
+           Val{"", Form::Square, dtype_, x.exact, x.bound, x.ulps});
+      return;
+    }
+    std::vector<std::string> kinds = {"replace", "add", "maximum", "minimum"};
+    if (!is_complex(dtype_)) kinds.push_back("multiply");  // complex products: zero signs unspecified
+    std::string kind = rng_.pick(kinds);
+    const Val y = pick_square();
+    Val ids = row_indices(kind != "replace");
+    Val r{"", Form::Square, dtype_, x.exact && y.exact, std::max(x.bound, y.bound), std::max(x.ulps, y.ulps)};
+    if (kind == "add") r.bound = x.bound + y.bound;
+    if (kind == "multiply") r.bound = x.bound * y.bound;
+    if ((kind == "add" || kind == "multiply") && r.ulps > 0) r.ulps += 1;
+    if (r.bound > exact_limit(dtype_)) r.exact = false;
+    if (kind == "maximum") kind = "max";
+    if (kind == "minimum") kind = "min";
+    emit(Json{{"op", "scatter"}, {"in", {x.name, ids.name, y.name}}, {"update_window_dims", {1}},
+              {"inserted_window_dims", {0}}, {"scatter_dims_to_operand_dims", {0}}, {"index_vector_dim", 1},
+              {"update", kind}},
+         r);
+  }
+
+  // shape_of (N, converted and broadcast, added to x), or dynamic_truncate
+  // of x along an axis (a length clamped to it) padded back to x's shape
+  // with zeros by pad_to_match.
+  void shape_ops(const Val& x) {
+    if (rng_.chance(0.5)) {
+      Val shape = emit(Json{{"op", "shape_of"}, {"in", {x.name}}}, Val{"", Form::Vec, DType::I64, true, 0, 0});
+      vals_.pop_back();
+      Val first = emit(Json{{"op", "slice"}, {"in", {shape.name}}, {"start_indices", {0}}, {"limit_indices", {1}}}, shape);
+      vals_.pop_back();
+      Val as_type = emit(Json{{"op", "convert"}, {"in", {first.name}}, {"dtype", std::string(to_string(dtype_))}}, shape);
+      vals_.pop_back();
+      const auto n = static_cast<double>(options_.max_n);
+      Val filled = emit(Json{{"op", "broadcast_in_dim"}, {"in", {as_type.name}}, {"shape", {"N", "N"}},
+                             {"broadcast_dimensions", {0}}},
+                        Val{"", Form::Square, dtype_, true, n, 0});
+      Val r{"", Form::Square, dtype_, x.exact, x.bound + n, x.ulps > 0 ? x.ulps + 1 : 0};
+      if (r.bound > exact_limit(dtype_)) r.exact = false;
+      emit(Json{{"op", "add"}, {"in", {x.name, filled.name}}}, r);
+      return;
+    }
+    Val length = index_constant(rng_.between(-1, static_cast<int64_t>(options_.max_n) + 1));
+    Val cut = emit(Json{{"op", "dynamic_truncate"}, {"in", {x.name, length.name}}, {"dimension", rng_.below(2)}}, x);
+    vals_.pop_back();  // its extent is known only at run time
+    if (rng_.chance(0.5)) {
+      cut = emit(Json{{"op", "negate"}, {"in", {cut.name}}}, cut);
+      vals_.pop_back();
+    }
+    emit(Json{{"op", "pad_to_match"}, {"in", {cut.name, x.name}}}, Val{"", Form::Square, dtype_, x.exact, x.bound, x.ulps});
+  }
+
+  // x : [N, N] carried through the second symbol: b = a . x ([M, N]), then
+  // a^T . b ([N, N], a sum over M), with a an [M, N] input; operands made
+  // exact so that neither sum depends on its order.
+  void through_m(const Val& x) {
+    if (rect_.empty() || x.ulps > 0) return;
+    if (!options_.float_dots && !is_integer(dtype_)) return;
+    const double lim = exact_limit(dtype_);
+    const double n = options_.max_n;
+    const double c = is_complex(dtype_) ? 2 : 1;
+    // |a| <= e and |x| <= e: |b| <= e^2 n c and |a^T b| <= e^3 n^2 c^2.
+    const double each = std::min(8.0, std::floor(std::cbrt(lim / (n * n * c * c))));
+    if (!is_integer(dtype_) && each < 1) return;
+    auto a = within(rect_.front(), each);
+    auto r = within(x, each);
+    if (!a || !r) return;
+    const bool ints = is_integer(dtype_);
+    const double inf = std::numeric_limits<double>::infinity();
+    Val b = emit(Json{{"op", "dot_general"}, {"in", {a->name, r->name}}, {"lhs_contracting_dimensions", {1}},
+                      {"rhs_contracting_dimensions", {0}}},
+                 Val{"", Form::Rect, dtype_, true, ints ? inf : a->bound * r->bound * n * c, 0});
+    vals_.pop_back();
+    Val d = emit(Json{{"op", "dot_general"}, {"in", {a->name, b.name}}, {"lhs_contracting_dimensions", {0}},
+                      {"rhs_contracting_dimensions", {0}}},
+                 Val{"", Form::Square, dtype_, true, ints ? inf : a->bound * b.bound * n * c, 0});
+    canonical_zero(d);
+  }
+
   void reshape_round_trip(const Val& x) {
     Val flat = emit(Json{{"op", "reshape"}, {"in", {x.name}}, {"shape", {"N * N"}}}, Val{"", Form::Vec, dtype_, x.exact, x.bound, x.ulps});
     vals_.pop_back();
@@ -501,6 +639,9 @@ class ProgramBuilder {
   Json ops_ = Json::array();
   std::vector<Val> vals_;
   std::vector<bool> wild_inputs_;
+  std::vector<bool> rect_inputs_;
+  /// Inputs [M, N], outside the pool.
+  std::vector<Val> rect_;
   uint32_t op_count_ = 0;
   uint32_t next_name_ = 0;
   bool needs_nonempty_ = false;
@@ -645,10 +786,13 @@ Result<GeneratedJob> generate_job(uint64_t seed, uint64_t index, const Generator
   const int64_t max_n = std::min<int64_t>(64, options.max_n);
   // Small sizes (0 and 1 included) as often as large ones.
   job.n = r.chance(0.3) ? r.between(nonempty ? 1 : 0, std::min<int64_t>(3, max_n)) : r.between(nonempty ? 1 : 0, max_n);
-  for (bool wild : built.wild_inputs) {
-    auto t = Tensor::zeros(built.dtype, {job.n, job.n});
+  const bool has_m = std::find(built.rect_inputs.begin(), built.rect_inputs.end(), true) != built.rect_inputs.end();
+  if (has_m) job.m = r.chance(0.3) ? r.between(0, std::min<int64_t>(3, max_n)) : r.between(0, max_n);
+  for (size_t k = 0; k < built.wild_inputs.size(); ++k) {
+    const int64_t rows = built.rect_inputs[k] ? job.m : job.n;
+    auto t = Tensor::zeros(built.dtype, {rows, job.n});
     if (!t.ok()) return t.error().with_context("stress job " + std::to_string(index) + ": an input");
-    for (int64_t i = 0; i < job.n * job.n; ++i) set_element(*t, i, r, wild);
+    for (int64_t i = 0; i < rows * job.n; ++i) set_element(*t, i, r, built.wild_inputs[k]);
     job.inputs.push_back(std::move(*t));
   }
   return job;

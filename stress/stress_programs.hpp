@@ -4,13 +4,18 @@
 //
 // What it makes. A program has one element type (any of the format's
 // fifteen but bool; bool values arise from compare and convert), inputs of
-// the symbolic shape [N, N] under guards on N, and 3 to max_ops ops drawn
+// the symbolic shape [N, N] under guards on N (a third of the programs also
+// one of shape [M, N] under guards on M and M * N, which pairs of dots
+// carry through: a . x, then a^T . (a . x)), and 3 to max_ops ops drawn
 // from every family the CPU engine runs: elementwise unary and binary
 // (transcendentals included), compare/select/clamp, convert round trips
 // through other types, transpose, reshape (through "N*N"), broadcast_in_dim,
 // iota, constants, tril/triu, extract_diag/embed_diag, the five reductions,
 // slice, dynamic_slice, dynamic_update_slice, pad (growing by dimension
-// expressions and shrinking back), concatenate (to "2*N") and dot_general.
+// expressions and shrinking back), concatenate (to "2*N"), gather and
+// scatter of rows (indices in order, reversed, out of range or repeated;
+// every update kind), shape_of, dynamic_truncate padded back by
+// pad_to_match, and dot_general.
 // Inputs hold the special values of their type: NaN, infinities, -0,
 // subnormals, the extremes, or small integers.
 //
@@ -60,6 +65,9 @@ struct GeneratedJob {
   std::string program_json;
   /// The symbol N's value for this job.
   int64_t n = 0;
+  /// The symbol M's value, when the program has an input of shape [M, N]
+  /// (else 0).
+  int64_t m = 0;
   /// In program order, host memory.
   std::vector<HostTensor> inputs;
   /// Per output: 0 for bit for bit, else the ulps allowed between the

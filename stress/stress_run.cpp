@@ -177,7 +177,9 @@ class Harness {
   }
 
   // Flips the lowest bit of the first element of the first non-empty
-  // output (a copy: the reference's tensors may share buffers).
+  // output (a copy: the reference's tensors may share buffers); when every
+  // output is empty (N = 0), the first becomes one element of its dtype,
+  // a shape the engine's result cannot have.
   static void plant_wrong(std::vector<HostTensor>& outputs) {
     for (HostTensor& t : outputs) {
       if (t.element_count() == 0) continue;
@@ -189,6 +191,8 @@ class Harness {
       t = std::move(*dense);
       return;
     }
+    if (outputs.empty()) return;
+    if (auto one = Tensor::zeros(outputs.front().dtype(), {1}); one.ok()) outputs.front() = std::move(*one);
   }
 
   // Reads an output back to the host, trying a copy that failed as
@@ -287,7 +291,8 @@ class Harness {
     for (size_t i = 0; i < p.generated.inputs.size(); ++i)
       (void)write_tensor_file((dir / ("input-" + std::to_string(i) + ".npy")).string(), p.generated.inputs[i]);
     (void)write_file((dir / "replay.txt").string(),
-                     replay(p.job) + "\n# N = " + std::to_string(p.generated.n) + "; " + detail + "\n");
+                     replay(p.job) + "\n# N = " + std::to_string(p.generated.n) + ", M = " +
+                         std::to_string(p.generated.m) + "; " + detail + "\n");
   }
 
   std::string replay(uint64_t job) const {

@@ -55,13 +55,15 @@ assert "FAILED" in text, text
 job = os.path.join(failures, "job-3")
 assert sorted(os.listdir(failures)) == ["job-3"], os.listdir(failures)
 replay = open(os.path.join(job, "replay.txt")).read().splitlines()
-n = int(re.search(r"# N = (\d+);", replay[1]).group(1))
+sizes = re.search(r"# N = (\d+), M = (\d+);", replay[1])
+n, m = int(sizes.group(1)), int(sizes.group(2))
 program = os.path.join(job, "program.json")
 run(["check", program], 0)
 doc = json.load(open(program))
 for i, declared in enumerate(doc["inputs"]):
     x = np.load(os.path.join(job, f"input-{i}.npy"))
-    assert x.shape == (n, n), (x.shape, n)
+    rows = m if declared["shape"] == ["M", "N"] else n
+    assert x.shape == (rows, n), (x.shape, declared["shape"], n, m)
 words = shlex.split(replay[0])
 assert words[0] == "tenact" and words[-2:] == ["--job", "3"], replay[0]
 again = run(words[1:], 0)
