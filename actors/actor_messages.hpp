@@ -44,6 +44,8 @@ using start_atom = caf::atom_constant<caf::atom("t_start")>;
 using registry_atom = caf::atom_constant<caf::atom("t_registry")>;
 /// deadline ticker -> itself: fail the requests past their deadline.
 using tick_atom = caf::atom_constant<caf::atom("t_tick")>;
+/// runtime -> ticker, delayed: start what DelayedStarts holds under the id.
+using start_later_atom = caf::atom_constant<caf::atom("t_later")>;
 
 }  // namespace tenact::msg
 
@@ -82,7 +84,9 @@ using transfer_actor_type = caf::typed_actor<caf::reacts_to<msg::launch_atom, Ba
 using pipeline_actor_type = caf::typed_actor<caf::reacts_to<msg::start_atom>,
                                              caf::reacts_to<msg::batch_done_atom, BatchResultPtr>>;
 
-/// Fails requests past their deadline, one tick at a time.
-using ticker_actor_type = caf::typed_actor<caf::reacts_to<msg::tick_atom>>;
+/// Fails requests past their deadline, one tick at a time; starts work
+/// held in the runtime's DelayedStarts when its delayed message arrives.
+using ticker_actor_type =
+    caf::typed_actor<caf::reacts_to<msg::tick_atom>, caf::reacts_to<msg::start_later_atom, uint64_t>>;
 
 }  // namespace tenact

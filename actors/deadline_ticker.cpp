@@ -2,6 +2,10 @@
 // deadline (PendingRequests::expire). One timer for all requests, so a
 // request's deadline costs no timer entry of its own (a delayed message
 // per run would pin memory for the whole deadline, minutes at a time).
+// It also starts what waited in wall-clock time (a retry's backoff): the
+// delayed message carries an id, the runtime's DelayedStarts the work. A
+// start does not block: it admits a run, which a CAF thread may do (a
+// runtime thread: nothing it starts runs a kernel inline).
 #include "actors/runtime_impl.hpp"
 
 namespace tenact {
@@ -22,6 +26,9 @@ ticker_actor_type::behavior_type deadline_ticker(ticker_actor_type::pointer self
         rt->jobs.expire();  // first: a waiting run's error names the full engines
         rt->pending.expire();
         self->delayed_send(self, tick, msg::tick_atom::value);
+      },
+      [=](msg::start_later_atom, uint64_t id) {
+        if (auto start = rt->delayed.take(id)) (*start)();
       },
   };
 }

@@ -73,6 +73,7 @@ Runtime::Impl::~Impl() {
   }
   jobs.fail_all(Error{ErrorCode::Shutdown, "the runtime shut down while the run waited for room on its engines"});
   pending.close(Error{ErrorCode::Shutdown, "the runtime shut down while the request was in flight"});
+  delayed.close();  // retries waiting for their backoff: answered just above
   planning_pool.reset();  // queued productions finish; their answers find closed requests
   {
     // Copies waiting on events still post to their copy threads, which the
@@ -403,6 +404,7 @@ struct AdmittedRun {
 };
 
 void readmit(const std::shared_ptr<AdmittedRun>& run);
+void readmit_after(const std::shared_ptr<AdmittedRun>& run, uint64_t wait_ns);
 
 // The inputs go before the caller hears: once a run is answered, the
 // runtime holds none of its buffers (a caller may check its engines' memory
@@ -426,7 +428,9 @@ bool worth_another_try(const Error& e) {
 // RuntimeOptions::transient_retries times (each counted in the stats),
 // after a backoff that doubles each time: in virtual time when the try ran
 // on simulated devices (the next try starts no earlier than this one's
-// end plus the backoff), none elsewhere.
+// end plus the backoff), else in wall-clock time (the run waits in
+// DelayedStarts, holding no engine's room, until the ticker starts it;
+// at once under the deterministic scheduler, whose clock a test drives).
 void start_try(const std::shared_ptr<AdmittedRun>& run, Status admitted) {
   if (!admitted.ok()) return answer_run(*run, admitted.error());
   Runtime::Impl* rt = run->rt;
@@ -438,12 +442,13 @@ void start_try(const std::shared_ptr<AdmittedRun>& run, Status admitted) {
         !run->rt->closing) {
       ++run->tries;
       ++run->tried.retries;
+      const uint64_t wait = run->rt->options.retry_backoff_ns << std::min<uint32_t>(run->tries - 1, 20);
+      run->tried.backoff_ns += wait;
       if (run->tried.virtual_time) {
-        const uint64_t wait = run->rt->options.retry_backoff_ns << std::min<uint32_t>(run->tries - 1, 20);
         run->not_before_ns = run->tried.virtual_end_ns + wait;
-        run->tried.backoff_ns += wait;
+        return readmit(run);
       }
-      return readmit(run);
+      return readmit_after(run, wait);
     }
     answer_run(*run, std::move(r));
   };
@@ -455,6 +460,15 @@ void start_try(const std::shared_ptr<AdmittedRun>& run, Status admitted) {
 void readmit(const std::shared_ptr<AdmittedRun>& run) {
   run->admitted_on = std::this_thread::get_id();
   run->rt->jobs.admit(*run->load, run->deadline, [run](Status s) { start_try(run, std::move(s)); });
+}
+
+// readmit() once `wait_ns` of wall-clock time has passed (any thread).
+void readmit_after(const std::shared_ptr<AdmittedRun>& run, uint64_t wait_ns) {
+  Runtime::Impl& rt = *run->rt;
+  if (wait_ns == 0 || rt.options.deterministic_scheduler) return readmit(run);
+  const uint64_t id = rt.delayed.hold([run] { readmit(run); });
+  if (id == 0) return answer_run(*run, rt.refusal("a retry"));
+  caf::delayed_anon_send(rt.ticker, std::chrono::nanoseconds(wait_ns), msg::start_later_atom::value, id);
 }
 
 // Starts the run once the job board has room for it on every engine it

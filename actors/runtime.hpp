@@ -114,10 +114,12 @@ struct RuntimeOptions {
   /// again, whole (programs are pure), up to this many times;
   /// ExecutionStats::retries counts them.
   uint32_t transient_retries = 3;
-  /// Backoff before each such retry, doubling with each try: on simulated
-  /// devices in virtual time (the retry's batches start no earlier than the
-  /// failed try's end plus the backoff; ExecutionStats::backoff_ns). Runs
-  /// on other engines are tried again at once.
+  /// Backoff before each such retry, doubling with each try (counted in
+  /// ExecutionStats::backoff_ns): on simulated devices in virtual time (the
+  /// retry's batches start no earlier than the failed try's end plus the
+  /// backoff), elsewhere in wall-clock time (the run waits in the runtime,
+  /// holding no room on its engines; a shutdown meanwhile answers it
+  /// Shutdown).
   uint64_t retry_backoff_ns = 20000;
   /// A run() marked retryable (PrepareOptions::retryable) that fails with
   /// EngineDown is prepared again on the engines left and run again, up to
@@ -155,8 +157,8 @@ struct ExecutionStats {
   /// its retries (placed away from the engines it failed on), or one whose
   /// plan named an engine removed before it started.
   uint64_t replacements = 0;
-  /// The virtual nanoseconds its retries waited (RuntimeOptions::
-  /// retry_backoff_ns; simulated devices only).
+  /// The nanoseconds its retries waited (RuntimeOptions::retry_backoff_ns):
+  /// virtual on simulated devices, wall-clock elsewhere.
   uint64_t backoff_ns = 0;
   /// Whether any of the run's work ran on a simulated device or link;
   /// then when its first kernel or copy started and its last one ended,

@@ -5,7 +5,7 @@
 // Locking: `mutex` guards config, engines and pipelines; it is held only
 // for map updates and copies, never while calling an engine or waiting.
 // Shutdown order (~Impl): refuse new requests, fail every pending request
-// with Shutdown, stop the planning pool (queued work still runs to
+// with Shutdown, drop the starts waiting for a backoff, stop the planning pool (queued work still runs to
 // completion), wait for engine and transfer work in flight (copies behind
 // events still need their copy threads), kill the actors (the transfer
 // actor's copy threads go with it), drop every handle, then destroy the
@@ -31,6 +31,7 @@
 #include <caf/all.hpp>
 
 #include "actors/actor_messages.hpp"
+#include "actors/delayed_starts.hpp"
 #include "actors/engine_watch.hpp"
 #include "actors/pending_requests.hpp"
 #include "actors/pipeline/plan_cache.hpp"
@@ -87,6 +88,9 @@ struct Runtime::Impl {
   const RequestMemo& memo() const { return *memo_; }
   const PlanCache& plans() const { return *plans_; }
   PendingRequests pending;
+  /// Starts waiting in wall-clock time (a retry's backoff), started by the
+  /// ticker; dropped at shutdown while the engines are still there.
+  DelayedStarts delayed;
   /// Runs in flight per engine, backpressure and job placement.
   JobBoard jobs{JobBoardOptions{options.max_runs_in_flight_per_engine, options.max_waiting_runs}};
   /// Set while the runtime refuses requests: from the start of shutdown,

@@ -5,7 +5,13 @@
 // draws the devices make), so each case knows exactly which tries fail.
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <mutex>
+#include <thread>
+
 #include "core/program_json.hpp"
+#include "engines/cpu/cpu_engine.hpp"
+#include "engines/forwarding_engine.hpp"
 #include "engines/sim/sim_faults.hpp"
 #include "setup/engine_setup.hpp"
 
@@ -54,7 +60,90 @@ struct Faulty {
   }
 };
 
+// A CPU engine whose first `failures` batches fail with TransientFailure
+// (a device hiccup) without running; it notes when each batch came.
+class HiccupEngine final : public ForwardingEngine {
+ public:
+  explicit HiccupEngine(uint32_t failures)
+      : ForwardingEngine(cpu::CpuEngine::create(cpu::CpuEngineOptions{1}).value()), failures_(failures) {}
+
+  void launch_batch(BatchWork work, LaunchCompletion done) override {
+    bool fail = false;
+    {
+      std::lock_guard lock(mutex_);
+      arrivals_.push_back(std::chrono::steady_clock::now());
+      fail = arrivals_.size() <= failures_;
+    }
+    if (!fail) return ForwardingEngine::launch_batch(std::move(work), std::move(done));
+    { BatchWork spent = std::move(work); }  // the inputs go before the caller hears
+    done(Error{ErrorCode::TransientFailure, "a hiccup of 'cpu'"});
+  }
+  std::vector<std::chrono::steady_clock::time_point> arrivals() {
+    std::lock_guard lock(mutex_);
+    return arrivals_;
+  }
+
+ private:
+  const uint32_t failures_;
+  std::mutex mutex_;
+  std::vector<std::chrono::steady_clock::time_point> arrivals_;
+};
+
+HostTensor pair(float a, float b) {
+  HostTensor x = Tensor::zeros(DType::F32, {2}).value();
+  x.data_as<float>()[0] = a;
+  x.data_as<float>()[1] = b;
+  return x;
+}
+
 }  // namespace
+
+TEST_CASE("on an engine without a virtual clock a transient failure is tried again after a wall-clock backoff",
+          "[retry]") {
+  // Two failed tries, then one that runs: the second try comes at least
+  // 20 ms after the first, the third at least 40 ms after the second.
+  RuntimeOptions o;
+  o.retry_backoff_ns = 20'000'000;
+  Runtime rt{o};
+  auto engine = std::make_shared<HiccupEngine>(2);
+  REQUIRE(rt.register_engine(engine).ok());
+  auto program = std::make_shared<const SemanticProgram>(load_program(kDouble).value());
+  ExecutionStats stats;
+  auto r = rt.run(program, {pair(1.5f, -2.0f)}, {}, &stats).get();
+  REQUIRE(r.ok());
+  const Tensor& y = r->at(0);
+  CHECK(y.data_as<float>()[0] == 3.0f);
+  CHECK(y.data_as<float>()[1] == -4.0f);
+  CHECK(stats.retries == 2);
+  CHECK(stats.backoff_ns == 60'000'000);
+  const auto at = engine->arrivals();
+  REQUIRE(at.size() == 3);
+  CHECK(at[1] - at[0] >= std::chrono::milliseconds{20});
+  CHECK(at[2] - at[1] >= std::chrono::milliseconds{40});
+}
+
+TEST_CASE("a shutdown while a retry waits for its backoff answers the run Shutdown, at once", "[retry]") {
+  RuntimeOptions o;
+  o.retry_backoff_ns = 600'000'000'000;  // ten minutes
+  auto rt = std::make_unique<Runtime>(o);
+  auto engine = std::make_shared<HiccupEngine>(1000);
+  REQUIRE(rt->register_engine(engine).ok());
+  auto program = std::make_shared<const SemanticProgram>(load_program(kDouble).value());
+  auto answer = rt->run(program, {pair(1.0f, 2.0f)});
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds{30};
+  while (engine->arrivals().empty() && std::chrono::steady_clock::now() < give_up)
+    std::this_thread::sleep_for(std::chrono::milliseconds{1});
+  REQUIRE(engine->arrivals().size() == 1);
+  CHECK(answer.wait_for(std::chrono::milliseconds{50}) == std::future_status::timeout);  // waiting to try again
+  const auto before = std::chrono::steady_clock::now();
+  rt.reset();
+  CHECK(std::chrono::steady_clock::now() - before < std::chrono::seconds{30});
+  REQUIRE(answer.wait_for(std::chrono::seconds{0}) == std::future_status::ready);
+  auto r = answer.get();
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code() == ErrorCode::Shutdown);
+  CHECK(engine->arrivals().size() == 1);
+}
 
 TEST_CASE("a transient failure is tried again after a backoff in virtual time that doubles", "[retry]") {
   uint32_t streams = 0;
