@@ -64,7 +64,7 @@ struct Walk {
 };
 
 Walk walk_program(const ExecProgram& p, std::span<const Endpoint> endpoints,
-                  const CanFuseRegions& can_fuse) {
+                  const CanFuseRegions& can_fuse, std::span<const uint32_t> queues) {
   Walk walk;
   walk.region_of.assign(p.instructions.size(), kNone);
   std::vector<int32_t> dep_max(p.slots.size(), kNone);
@@ -109,7 +109,7 @@ Walk walk_program(const ExecProgram& p, std::span<const Endpoint> endpoints,
       if (writes_operand && convex && r.endpoint == endpoints[i] && r.shape == shape)
         chosen = deepest;
     }
-    if (chosen == kNone) {
+    if (chosen == kNone && (queues.empty() || queues[i] == BatchWork::kAnyQueue)) {
       auto it = latest.find(key);
       if (it != latest.end() && it->second > deepest) chosen = it->second;
     }
@@ -145,14 +145,17 @@ std::vector<SlotId> region_inputs(const ExecProgram& p, const std::vector<uint32
 
 Result<std::vector<ElementwiseRegion>> plan_elementwise_regions(
     const ExecProgram& program, std::span<const Endpoint> instruction_endpoints,
-    const CanFuseRegions& can_fuse) {
+    const CanFuseRegions& can_fuse, std::span<const uint32_t> instruction_queues) {
   const size_t n = program.instructions.size();
   if (instruction_endpoints.size() != n)
     return Error{ErrorCode::Internal, "region planning got " +
                                           std::to_string(instruction_endpoints.size()) +
                                           " instruction endpoints for " + std::to_string(n) +
                                           " instructions"};
-  Walk walk = walk_program(program, instruction_endpoints, can_fuse);
+  if (!instruction_queues.empty() && instruction_queues.size() != n)
+    return Error{ErrorCode::Internal, "region planning got " + std::to_string(instruction_queues.size()) +
+                                          " instruction queues for " + std::to_string(n) + " instructions"};
+  Walk walk = walk_program(program, instruction_endpoints, can_fuse, instruction_queues);
 
   // Keep the regions with at least two compute members, renumbered in
   // order of opening (= order of their first compute member).

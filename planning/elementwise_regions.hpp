@@ -36,8 +36,13 @@
 // writes one of its operands when every other operand depends on no region
 // numbered as high (so edges between regions only ever go from a lower to
 // a higher number: no cycle); otherwise it joins the latest region of its
-// endpoint and shape numbered above everything its operands depend on;
-// otherwise it opens a region. Regions left with fewer than two compute
+// endpoint and shape numbered above everything its operands depend on —
+// only where the engine spreads the work over its queues itself (the
+// instruction has no planned queue, kAnyQueue): an instruction placed on a
+// queue of its own never joins an unrelated region, since the region would
+// make its readers wait for the other members' inputs and take the
+// parallelism the placement planned across queues; otherwise it opens a
+// region. Regions left with fewer than two compute
 // members are dropped. A splat constant is absorbed when it is read, on
 // the region's endpoint, only by members of one region of its shape and is
 // no program output — except that a region of rank > 0 keeps at least one
@@ -87,11 +92,12 @@ struct ElementwiseRegion {
 using CanFuseRegions = std::function<bool(const Endpoint&)>;
 
 /// Plans the regions of `program`, whose instruction i runs at
-/// `instruction_endpoints[i]`. Errors: Internal when the endpoint list
+/// `instruction_endpoints[i]`, on queue `instruction_queues[i]` (empty:
+/// every instruction kAnyQueue). Errors: Internal when a non-empty list
 /// does not have one entry per instruction.
 Result<std::vector<ElementwiseRegion>> plan_elementwise_regions(
     const ExecProgram& program, std::span<const Endpoint> instruction_endpoints,
-    const CanFuseRegions& can_fuse);
+    const CanFuseRegions& can_fuse, std::span<const uint32_t> instruction_queues = {});
 
 /// For each instruction, the index of its region in `regions`, or -1.
 std::vector<int32_t> region_of_instructions(size_t instruction_count,

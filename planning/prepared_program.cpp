@@ -141,15 +141,22 @@ Result<std::shared_ptr<const PreparedRoot>> make_prepared_root(const Preparation
   root->schedule = context.schedule;
   root->dispatch = context.dispatch;
   std::vector<Endpoint> endpoints;
+  std::vector<uint32_t> queues;
   endpoints.reserve(context.dispatch.size());
+  queues.reserve(context.dispatch.size());
   for (const OpDispatch& d : context.dispatch) endpoints.push_back(d.binding.endpoint);
+  for (size_t i = 0; i < context.dispatch.size(); ++i)
+    queues.push_back(context.schedule ? context.schedule->queue_of(i) : BatchWork::kAnyQueue);
   const RuntimeConfigPtr config = context.config;
   TENACT_ASSIGN_OR_RETURN(
       root->regions,
-      plan_elementwise_regions(*context.staging, endpoints, [config](const Endpoint& e) {
-        const EngineEntry* engine = config ? config->find_engine(e.engine) : nullptr;
-        return engine && engine->capabilities.fused_elementwise_regions;
-      }));
+      plan_elementwise_regions(
+          *context.staging, endpoints,
+          [config](const Endpoint& e) {
+            const EngineEntry* engine = config ? config->find_engine(e.engine) : nullptr;
+            return engine && engine->capabilities.fused_elementwise_regions;
+          },
+          queues));
   ByteCount c;
   c.add(sizeof(PreparedRoot));
   c.add(root_identity_retained_bytes(*root->identity));

@@ -208,6 +208,42 @@ TEST_CASE("regions form per endpoint and only where the engine can fuse", "[regi
   CHECK(no_fusion->empty());
 }
 
+TEST_CASE("an op placed on a queue joins only a region it reads from", "[regions]") {
+  // Two independent chains of one shape: x -> a -> b and y -> c -> d. With
+  // no queues planned (the engine spreads its work) c joins the region of
+  // a and b, the latest of its shape; placed on queues, each chain is a
+  // region of its own, so that neither waits for the other's inputs.
+  const ExecProgram e = stage_ok(load(R"({"format": "tenact.program/1",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": [4]}, {"name": "y", "dtype": "f32", "shape": [4]}],
+    "ops": [{"op": "negate", "in": ["x"], "out": "a"},
+            {"op": "abs", "in": ["a"], "out": "b"},
+            {"op": "exponential", "in": ["y"], "out": "c"},
+            {"op": "sqrt", "in": ["c"], "out": "d"}],
+    "outputs": ["b", "d"]})"));
+  const std::vector<Endpoint> on_sim(4, kSim);
+  auto spread = plan_elementwise_regions(e, on_sim, fuse_everywhere);
+  REQUIRE(spread.ok());
+  REQUIRE(spread->size() == 1);
+  CHECK((*spread)[0].instructions == U{0, 1, 2, 3});
+
+  const uint32_t any = BatchWork::kAnyQueue;
+  for (const std::vector<uint32_t>& queues : {std::vector<uint32_t>{0, 0, 1, 1}, std::vector<uint32_t>{0, 0, 0, 0}}) {
+    auto placed = plan_elementwise_regions(e, on_sim, fuse_everywhere, queues);
+    REQUIRE(placed.ok());
+    REQUIRE(placed->size() == 2);
+    CHECK((*placed)[0].instructions == U{0, 1});
+    CHECK((*placed)[1].instructions == U{2, 3});
+  }
+  auto unplanned = plan_elementwise_regions(e, on_sim, fuse_everywhere, std::vector<uint32_t>(4, any));
+  REQUIRE(unplanned.ok());
+  CHECK(*unplanned == *spread);
+
+  auto short_list = plan_elementwise_regions(e, on_sim, fuse_everywhere, std::vector<uint32_t>{0, 0});
+  REQUIRE_FALSE(short_list.ok());
+  CHECK(short_list.error().code() == ErrorCode::Internal);
+  CHECK_THAT(short_list.error().message(), Catch::Contains("2 instruction queues for 4 instructions"));
+}
+
 TEST_CASE("a wrong number of endpoints is an internal error", "[regions]") {
   const ExecProgram e = stage_ok(load(R"({"format": "tenact.program/1",
     "inputs": [{"name": "x", "dtype": "f32", "shape": [4]}],
