@@ -33,4 +33,15 @@ inline std::optional<uint64_t> checked_mul_u(uint64_t a, uint64_t b) noexcept {
   return r;
 }
 
+/// a + b and a * b, or `cap` where the exact result exceeds it (estimates
+/// and counts that must stay ordered instead of failing); never wraps.
+constexpr uint64_t saturating_add(uint64_t a, uint64_t b, uint64_t cap) noexcept {
+  uint64_t r = 0;
+  return __builtin_add_overflow(a, b, &r) || r > cap ? cap : r;
+}
+constexpr uint64_t saturating_mul(uint64_t a, uint64_t b, uint64_t cap) noexcept {
+  uint64_t r = 0;
+  return __builtin_mul_overflow(a, b, &r) || r > cap ? cap : r;
+}
+
 }  // namespace tenact

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <variant>
 
+#include "core/checked.hpp"
+
 namespace tenact {
 
 namespace {
@@ -11,12 +13,8 @@ namespace {
 constexpr uint64_t kSaturated = uint64_t{1} << 63;
 constexpr double kMaxNs = 4611686018427387904.0;  // 2^62
 
-uint64_t saturating_mul(uint64_t a, uint64_t b) {
-  if (a != 0 && b > kSaturated / a) return kSaturated;
-  return std::min(a * b, kSaturated);
-}
-
-uint64_t saturating_add(uint64_t a, uint64_t b) { return std::min(kSaturated, a + std::min(b, kSaturated)); }
+uint64_t saturating_mul(uint64_t a, uint64_t b) { return tenact::saturating_mul(a, b, kSaturated); }
+uint64_t saturating_add(uint64_t a, uint64_t b) { return tenact::saturating_add(a, b, kSaturated); }
 
 uint64_t elements(const ValueExtent& v) {
   uint64_t n = 1;

@@ -6,13 +6,16 @@
 #include <string>
 #include <utility>
 
+#include "core/checked.hpp"
+
 namespace tenact {
 
 namespace {
 
 constexpr uint64_t kSaturated = uint64_t{1} << 62;
 
-uint64_t add_sat(uint64_t a, uint64_t b) { return std::min(kSaturated, std::min(a, kSaturated) + std::min(b, kSaturated)); }
+uint64_t add_sat(uint64_t a, uint64_t b) { return saturating_add(a, b, kSaturated); }
+uint64_t mul_sat(uint64_t a, uint64_t b) { return saturating_mul(a, b, kSaturated); }
 
 // One candidate's answer for one instruction.
 struct Evaluation {
@@ -177,11 +180,6 @@ class PlacementSimulation {
     uint64_t time = 0;
     bool moved = false;  // copied or uploaded to get there
   };
-
-  static uint64_t mul_sat(uint64_t a, uint64_t b) {
-    if (a != 0 && b > kSaturated / a) return kSaturated;
-    return std::min(a * b, kSaturated);
-  }
 
   uint64_t copy_ns(const TransferRoute& route, SlotId s) const {
     if (!route.cost) return 0;

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/checked.hpp"
 #include "core/tensor.hpp"
 
 using namespace tenact;
@@ -80,6 +81,19 @@ TEST_CASE("checked_element_count multiplies dims and rejects negatives and overf
   auto over = checked_element_count(std::vector<int64_t>{int64_t{1} << 62, 4});
   REQUIRE_FALSE(over.ok());
   CHECK(over.error().code() == ErrorCode::Overflow);
+}
+
+TEST_CASE("saturating_add and saturating_mul stop at their cap and never wrap", "[tensor]") {
+  const uint64_t cap = uint64_t{1} << 63;
+  CHECK(saturating_add(2, 3, cap) == 5);
+  CHECK(saturating_add(cap - 1, 1, cap) == cap);
+  CHECK(saturating_add(cap, cap, cap) == cap);  // 2^64: wraps to 0 unchecked
+  CHECK(saturating_add(UINT64_MAX, 1, cap) == cap);
+  CHECK(saturating_mul(0, UINT64_MAX, cap) == 0);
+  CHECK(saturating_mul(uint64_t{1} << 31, uint64_t{1} << 32, cap) == uint64_t{1} << 63);
+  CHECK(saturating_mul(uint64_t{1} << 32, uint64_t{1} << 32, cap) == cap);  // 2^64
+  CHECK(saturating_mul(3, 5, 10) == 10);
+  static_assert(saturating_add(1, 1, 1) == 1);
 }
 
 TEST_CASE("checked_byte_size enforces the 1 TiB limit with a message naming the need",
