@@ -17,6 +17,11 @@ constexpr uint64_t kSaturated = uint64_t{1} << 62;
 uint64_t add_sat(uint64_t a, uint64_t b) { return saturating_add(a, b, kSaturated); }
 uint64_t mul_sat(uint64_t a, uint64_t b) { return saturating_mul(a, b, kSaturated); }
 
+// Whose lanes and memory a candidate uses: its resource, else its engine.
+const std::string& resource_of(const PlacementCandidate& c) {
+  return c.cost.resource.empty() ? c.endpoint.engine : c.cost.resource;
+}
+
 // One candidate's answer for one instruction.
 struct Evaluation {
   bool reachable = false;
@@ -42,8 +47,12 @@ class PlacementSimulation {
  public:
   /// `anchor_constants`: a constant's result is free wherever it is first
   /// read (the caller places the constant there, take_anchored).
-  PlacementSimulation(const CostPlacementProblem& p, bool anchor_constants) : p_(p), staging_(*p.staging) {
+  /// `see_regions`: an op that continues a fused region on its lane costs
+  /// no launch (the file comment).
+  PlacementSimulation(const CostPlacementProblem& p, bool anchor_constants, bool see_regions = false)
+      : p_(p), staging_(*p.staging), see_regions_(see_regions) {
     held_.resize(staging_.slots.size());
+    made_by_.assign(staging_.slots.size(), Made{});
     input_of_slot_.assign(staging_.slots.size(), -1);
     for (size_t i = 0; i < staging_.input_slots.size(); ++i)
       input_of_slot_[staging_.input_slots[i]] = static_cast<int32_t>(i);
@@ -68,15 +77,37 @@ class PlacementSimulation {
     return n;
   }
 
-  uint64_t cost_on(size_t instruction, const PlacementCandidate& c) const {
+  /// `fused`: the op runs inside a region already launched (no latency).
+  uint64_t cost_on(size_t instruction, const PlacementCandidate& c, bool fused) const {
     const ExecInstruction& ins = staging_.instructions[instruction];
     std::vector<ValueExtent> in, out;
     for (SlotId s : ins.inputs) in.push_back(ValueExtent{staging_.slot_type(s).dtype, p_.slot_extents[s]});
     for (SlotId s : ins.outputs) out.push_back(ValueExtent{staging_.slot_type(s).dtype, p_.slot_extents[s]});
-    return estimate_ns(c.cost, op_work(ins.kind, ins.attrs, in, out));
+    EngineCostModel model = c.cost;
+    if (fused) model.launch_latency_ns = 0;
+    return estimate_ns(model, op_work(ins.kind, ins.attrs, in, out));
   }
 
-  Evaluation evaluate(size_t instruction, uint32_t candidate) const {
+  static bool fusable(const ExecInstruction& ins) {
+    return !ins.is_constant() && family_of(ins.kind) == OpFamily::Elementwise && ins.outputs.size() == 1;
+  }
+
+  // Whether `instruction` on `c`'s lane `lane` continues a fused region.
+  bool continues_region(size_t instruction, const PlacementCandidate& c, uint32_t lane) const {
+    const ExecInstruction& ins = staging_.instructions[instruction];
+    if (!see_regions_ || !c.fuses_elementwise || !fusable(ins)) return false;
+    const std::vector<int64_t>& shape = p_.slot_extents[ins.outputs.front()];
+    for (SlotId s : ins.inputs)
+      if (!p_.slot_extents[s].empty() && p_.slot_extents[s] != shape) return false;
+    for (SlotId s : ins.inputs) {
+      const Made& m = made_by_[s];
+      if (m.elementwise && m.lane == lane && m.at == c.endpoint && p_.slot_extents[s] == shape) return true;
+    }
+    return false;
+  }
+
+  /// `lane`: the lane to run on (else chosen as the file comment says).
+  Evaluation evaluate(size_t instruction, uint32_t candidate, std::optional<uint32_t> lane = std::nullopt) const {
     const PlacementCandidate& c = p_.candidates[candidate];
     const ExecInstruction& ins = staging_.instructions[instruction];
     Evaluation e;
@@ -97,19 +128,24 @@ class PlacementSimulation {
     const size_t engine = engine_index_.at(resource_of(c));
     const std::vector<uint64_t>& lanes = lanes_[engine];
     const uint32_t usable = std::min<uint32_t>(static_cast<uint32_t>(lanes.size()), std::max<uint32_t>(1, c.lanes));
-    // The least idle gap: the latest lane free by `ready`, else the first free.
+    // The given lane, else the least idle gap: the latest lane free by
+    // `ready`, else the first free.
     std::optional<uint32_t> fit;
-    for (uint32_t l = 0; l < usable; ++l)
-      if (lanes[l] <= ready && (!fit || lanes[l] > lanes[*fit])) fit = l;
-    if (!fit) {
-      fit = 0;
-      for (uint32_t l = 1; l < usable; ++l)
-        if (lanes[l] < lanes[*fit]) fit = l;
+    if (lane && *lane < usable) {
+      fit = *lane;
+    } else {
+      for (uint32_t l = 0; l < usable; ++l)
+        if (lanes[l] <= ready && (!fit || lanes[l] > lanes[*fit])) fit = l;
+      if (!fit) {
+        fit = 0;
+        for (uint32_t l = 1; l < usable; ++l)
+          if (lanes[l] < lanes[*fit]) fit = l;
+      }
     }
     e.reachable = true;
     e.lane = *fit;
-    e.start = std::max(ready, lanes[*fit]);
-    e.finish = add_sat(e.start, cost_on(instruction, c));
+    e.start = std::max(ready, lanes[e.lane]);
+    e.finish = add_sat(e.start, cost_on(instruction, c, continues_region(instruction, c, e.lane)));
     e.over_memory = c.cost.memory_bytes != 0 && add_sat(engine_bytes_[engine], e.new_bytes) > c.cost.memory_bytes;
     return e;
   }
@@ -143,6 +179,7 @@ class PlacementSimulation {
     for (SlotId s : ins.outputs) {
       floating_[s] = 0;
       held_[s].push_back(Held{c.endpoint, e.finish});
+      made_by_[s] = Made{c.endpoint, e.lane, fusable(ins)};
     }
     const size_t engine = engine_index_.at(resource_of(c));
     last_ = c.endpoint;
@@ -171,10 +208,6 @@ class PlacementSimulation {
   const Endpoint& last_engine() const { return last_; }
 
  private:
-  // Whose lanes and memory a candidate uses: its resource, else its engine.
-  static const std::string& resource_of(const PlacementCandidate& c) {
-    return c.cost.resource.empty() ? c.endpoint.engine : c.cost.resource;
-  }
 
   struct Arrival {
     uint64_t time = 0;
@@ -244,9 +277,19 @@ class PlacementSimulation {
     if (last_.engine.empty()) last_ = at;  // ties go where data lives first
   }
 
+  // Where a slot was made, on which lane, and whether by an op a fused
+  // region may continue.
+  struct Made {
+    Endpoint at;
+    uint32_t lane = 0;
+    bool elementwise = false;
+  };
+
   const CostPlacementProblem& p_;
   const ExecProgram& staging_;
+  const bool see_regions_;
   std::vector<std::vector<Held>> held_;
+  std::vector<Made> made_by_;
   std::vector<int32_t> input_of_slot_;
   std::vector<Endpoint> entries_;
   /// Per resource (or engine without one): its lanes and bytes placed.
@@ -294,8 +337,14 @@ CostPlacement finish(PlacementSimulation& sim, CostPlacement out) {
 
 }  // namespace
 
-std::optional<CostPlacement> place_earliest_finish(const CostPlacementProblem& problem) {
-  PlacementSimulation sim{problem, true};
+namespace {
+
+// One earliest-finish placement; with `fixed`, each instruction's pick
+// and queue are fixed (a constant still goes with its reader) and regions
+// are costed as such: only the estimates are made.
+std::optional<CostPlacement> place_earliest_finish_once(const CostPlacementProblem& problem,
+                                                        const CostPlacement* fixed = nullptr) {
+  PlacementSimulation sim{problem, true, fixed != nullptr};
   const size_t n = problem.staging->instructions.size();
   CostPlacement out = empty_placement(n);
   const ExecProgram& staging = *problem.staging;
@@ -309,7 +358,10 @@ std::optional<CostPlacement> place_earliest_finish(const CostPlacementProblem& p
     bool best_stays = false;
     uint32_t chosen = 0;
     for (uint32_t i = 0; i < list.size(); ++i) {
-      Evaluation e = sim.evaluate(k, list[i]);
+      if (fixed && fixed->pick[k] != i) continue;
+      std::optional<uint32_t> lane;
+      if (fixed) lane = fixed->placement[k].queue == BatchWork::kAnyQueue ? 0 : fixed->placement[k].queue;
+      Evaluation e = sim.evaluate(k, list[i], lane);
       if (!e.reachable) continue;
       const bool stays = problem.candidates[list[i]].endpoint == sim.last_engine();
       if (!best || better(e, stays, *best, best_stays)) {
@@ -319,6 +371,7 @@ std::optional<CostPlacement> place_earliest_finish(const CostPlacementProblem& p
       }
     }
     if (!best) return false;
+    out.over_memory = out.over_memory || best->over_memory;
     sim.commit(k, list[chosen], *best);
     out.pick[k] = chosen;
     out.placement[k] = placement_of(*best, problem.candidates[list[chosen]]);
@@ -346,6 +399,42 @@ std::optional<CostPlacement> place_earliest_finish(const CostPlacementProblem& p
       return std::nullopt;
   }
   return finish(sim, std::move(out));
+}
+
+}  // namespace
+
+std::optional<CostPlacement> place_earliest_finish(const CostPlacementProblem& problem) {
+  // Resources in the order their first candidate comes.
+  std::vector<std::string> resources;
+  for (const PlacementCandidate& c : problem.candidates)
+    if (std::find(resources.begin(), resources.end(), resource_of(c)) == resources.end())
+      resources.push_back(resource_of(c));
+  const size_t n = problem.staging->instructions.size();
+  std::optional<CostPlacement> best;
+  for (size_t k = 1; k <= resources.size(); ++k) {
+    const auto first_k = std::span<const std::string>{resources}.first(k);
+    // Per instruction: positions in its list of the candidates kept (all of
+    // them when none is of the first k resources).
+    std::vector<std::vector<uint32_t>> kept(n), kept_candidates(n);
+    for (size_t i = 0; i < n; ++i) {
+      const auto list = problem.candidates_of(i);
+      for (uint32_t pos = 0; pos < list.size(); ++pos)
+        if (std::find(first_k.begin(), first_k.end(), resource_of(problem.candidates[list[pos]])) != first_k.end())
+          kept[i].push_back(pos);
+      if (kept[i].empty())
+        for (uint32_t pos = 0; pos < list.size(); ++pos) kept[i].push_back(pos);
+      for (uint32_t pos : kept[i]) kept_candidates[i].push_back(list[pos]);
+    }
+    CostPlacementProblem sub = problem;
+    sub.candidates_of = [&kept_candidates](size_t i) { return std::span<const uint32_t>{kept_candidates[i]}; };
+    auto placed = place_earliest_finish_once(sub);
+    if (placed) placed = place_earliest_finish_once(sub, &*placed);
+    if (!placed) continue;
+    for (size_t i = 0; i < n; ++i) placed->pick[i] = kept[i][placed->pick[i]];
+    if (!best || std::pair{placed->over_memory, placed->est_makespan_ns} < std::pair{best->over_memory, best->est_makespan_ns})
+      best = std::move(placed);
+  }
+  return best;
 }
 
 std::optional<CostPlacement> place_round_robin(const CostPlacementProblem& problem) {

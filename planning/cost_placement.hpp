@@ -36,11 +36,26 @@
 //     latest one free by the time the operands are there, else the first
 //     one free).
 //
+// HEFT's choice is greedy: an op may go to an idle device for a gain that
+// the copies back to its readers then cost more than. So the placement is
+// made over the first k resources of the candidate order (k = 1 .. all; a
+// resource: the engines that share one, or one engine), each op keeping
+// only candidates of those resources while it has any, and the placement
+// whose end is estimated earliest wins (one that fits in memory before one
+// that does not; ties: fewer resources). To compare
+// them, each is estimated again with its picks and queues fixed and its
+// fused regions costed as such: an elementwise op that reads the result of
+// an elementwise op on the same candidate and queue, with the same result
+// extents (every other operand of those extents or a scalar), on an engine
+// that fuses, costs no launch of its own (the region runs as one kernel).
+// (The choices themselves are made as if every op launched alone: made so,
+// they spread work better.)
+//
 // Engines of one resource (EngineCostModel::resource) share its lanes and
 // memory. An engine with lanes > 1 gets queue numbers 0 .. lanes - 1; with one
 // lane its instructions go with kAnyQueue (the engine spreads them).
 // Pure and deterministic; no engine is called. Cost:
-// O(instructions × candidates × (operands × places × routes + lanes)).
+// O(resources × instructions × candidates × (operands × places × routes + lanes)).
 #pragma once
 
 #include <cstdint>
@@ -65,6 +80,9 @@ struct PlacementCandidate {
   /// Lanes placement plans for: cost.lanes, at most the engine's queues
   /// (1 when it has fewer).
   uint32_t lanes = 1;
+  /// Whether the engine runs elementwise regions as one fused kernel
+  /// (EngineCapabilities::fused_elementwise_regions).
+  bool fuses_elementwise = false;
 };
 
 struct CostPlacementProblem {
@@ -93,6 +111,9 @@ struct CostPlacement {
   std::vector<Endpoint> input_entries;
   /// The estimated end of the last instruction.
   uint64_t est_makespan_ns = 0;
+  /// Whether some instruction went where memory would overflow (no
+  /// candidate of it had room).
+  bool over_memory = false;
 };
 
 /// Earliest-finish-time placement (the file comment). nullopt when some

@@ -139,6 +139,7 @@ class ContextResolver {
       const EngineEntry* e = config_->find_engine(d.binding.endpoint.engine);
       PlacementCandidate c{d.binding.endpoint, e && e->capabilities.cost ? *e->capabilities.cost : nominal_cost_model(), 1};
       if (e && c.cost.lanes > 1 && e->capabilities.queues >= c.cost.lanes) c.lanes = c.cost.lanes;
+      c.fuses_elementwise = e && e->capabilities.fused_elementwise_regions;
       candidates.push_back(std::move(c));
     }
     const auto extents = slot_extents();

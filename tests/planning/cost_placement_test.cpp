@@ -123,6 +123,57 @@ TEST_CASE("earliest finish: a chain stays where its input lives unless another e
   }
 }
 
+TEST_CASE("earliest finish: work spreads to a second engine only where the copies back still pay off",
+          "[planning][placement]") {
+  // p = tanh(x), q = negate(x), r = p + q, s = reduce_sum(r) (10,000 ns:
+  // 1,000 elements read); only a runs reductions, so r comes back to a.
+  // All on a: p [0, 10,000], q [10,000, 20,000], r [20,000, 40,000],
+  // s [40,000, 50,000]. Greedy over both, with a copy of f32[1000] taking
+  // C: q on b [C, C + 10,000] (before a frees at 20,000 when C < 10,000),
+  // r on b [C + 10,000, C + 30,000] (p arrives at 10,000 + C; on a, q
+  // would arrive at 2C + 10,000), s on a [2C + 30,000, 2C + 40,000]. So
+  // spreading pays off for C < 5,000 and costs for C > 5,000.
+  const char* program = R"({"format": "tenact.program/1", "name": "fork_back",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": [1000]}],
+    "ops": [{"op": "tanh", "in": ["x"], "out": "p"},
+            {"op": "negate", "in": ["x"], "out": "q"},
+            {"op": "add", "in": ["p", "q"], "out": "r"},
+            {"op": "reduce_sum", "in": ["r"], "out": "s", "dimensions": [0]}],
+    "outputs": ["s"]})";
+  for (const uint64_t latency : {uint64_t{500}, uint64_t{6000}}) {
+    // C = latency + 4,000 bytes / 4e9 B/s = latency + 1,000.
+    INFO("copy latency " << latency);
+    World w;
+    auto a = std::make_shared<ScriptedEngine>(
+        "a", std::vector<std::string>{"mem"},
+        std::vector<OpFamily>{OpFamily::Elementwise, OpFamily::Layout, OpFamily::Reduction});
+    a->capabilities_.cost = cost_model_at(1e8);
+    w.add(a);
+    costed(w, "b", cost_model_at(1e8));
+    for (const auto& [from, to] : {std::pair{"a", "b"}, std::pair{"b", "a"}}) {
+      auto next = w.config->with_route(TransferRoute{{from, "mem"}, {to, "mem"}, "copy", RouteCost{latency, 4e9}});
+      REQUIRE(next.ok());
+      w.config = *next;
+    }
+    auto c = resolve_costed(w, program);
+    REQUIRE(c.ok());
+    const ScheduledGraph& g = *c->schedule;
+    REQUIRE(g.placement.size() == 4);
+    const uint64_t copy = latency + 1000;
+    if (latency == 500) {  // C = 1,500: spread, s ends at 43,000 < 50,000
+      CHECK(placed_engine(*c, 1) == "b");
+      CHECK(placed_engine(*c, 2) == "b");
+      CHECK(placed_engine(*c, 3) == "a");
+      CHECK(g.placement[3] == OpPlacement{BatchWork::kAnyQueue, 2 * copy + 30000, 2 * copy + 40000, 4000});
+    } else {  // C = 7,000: spreading would end at 54,000; all on a ends at 50,000
+      for (size_t i = 0; i < 4; ++i) CHECK(placed_engine(*c, i) == "a");
+      CHECK(g.placement[1] == OpPlacement{BatchWork::kAnyQueue, 10000, 20000, 0});
+      CHECK(g.placement[3] == OpPlacement{BatchWork::kAnyQueue, 40000, 50000, 0});
+      CHECK(g.transfer_count() == 0);
+    }
+  }
+}
+
 TEST_CASE("earliest finish: memory a device lacks sends work to a slower one", "[planning][placement]") {
   World w;
   // a: fast, 5,000 bytes; b: half as fast (20,000 ns a tanh), unbounded.
