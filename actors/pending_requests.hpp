@@ -29,10 +29,14 @@ class PendingRequests {
   /// Shutdown error (and calling it does nothing).
   /// `deadline`: how long the request may take (zero or negative: no
   /// deadline); expire() fails it with Timeout afterwards.
+  /// `on_answer` (optional) runs just before `done` when the returned
+  /// function answers first, never when the deadline or shutdown does:
+  /// there a caller may have let go of what it would write (its stats).
   template <class T>
   std::function<void(Result<T>)> track(std::function<void(Result<T>)> done, const char* what,
-                                       std::chrono::milliseconds deadline = std::chrono::milliseconds{0}) {
-    auto once = std::make_shared<Once<T>>(std::move(done));
+                                       std::chrono::milliseconds deadline = std::chrono::milliseconds{0},
+                                       std::function<void()> on_answer = {}) {
+    auto once = std::make_shared<Once<T>>(std::move(done), std::move(on_answer));
     uint64_t id = 0;
     {
       std::lock_guard lock(mutex_);
@@ -46,7 +50,7 @@ class PendingRequests {
     if (id == 0) once->fire(Result<T>{Error{ErrorCode::Shutdown, std::string{what} + " after the runtime shut down"}});
     return [this, once, id](Result<T> r) {
       if (id != 0) remove(id);
-      once->fire(std::move(r));
+      once->fire(std::move(r), true);
     };
   }
 
@@ -95,15 +99,19 @@ class PendingRequests {
  private:
   template <class T>
   struct Once {
-    explicit Once(std::function<void(Result<T>)> f) : done(std::move(f)) {}
-    void fire(Result<T> r) {
+    Once(std::function<void(Result<T>)> f, std::function<void()> a) : done(std::move(f)), on_answer(std::move(a)) {}
+    /// `answered`: the normal path (on_answer runs first), not a failer.
+    void fire(Result<T> r, bool answered = false) {
       if (!fired.exchange(true)) {
         auto f = std::move(done);
+        auto a = std::move(on_answer);
+        if (answered && a) a();
         f(std::move(r));
       }
     }
     std::atomic<bool> fired{false};
     std::function<void(Result<T>)> done;
+    std::function<void()> on_answer;
   };
   void remove(uint64_t id) {
     std::lock_guard lock(mutex_);

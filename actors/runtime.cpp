@@ -388,10 +388,11 @@ struct AdmittedRun {
   PreparedProgramPtr prepared;
   std::vector<Tensor> inputs;
   SymbolBindings symbols;
+  /// The caller's answer, tracked (PendingRequests): when this run answers
+  /// first, it adds `tried` to the caller's stats just before; when the
+  /// deadline or shutdown answered first, nothing touches the caller's
+  /// stats again (the caller may have let them go).
   ExecuteCallback done;
-  /// The caller's (may be null): `tried` is added to it when the run is
-  /// answered.
-  ExecutionStats* stats = nullptr;
   /// Every try's counters and virtual span (the pipeline writes it while a
   /// try runs; tries never overlap in writing it).
   ExecutionStats tried;
@@ -411,7 +412,6 @@ void readmit_after(const std::shared_ptr<AdmittedRun>& run, uint64_t wait_ns);
 // from the callback on).
 void answer_run(AdmittedRun& run, Result<std::vector<Tensor>> r) {
   { std::vector<Tensor> spent = std::move(run.inputs); }
-  if (run.stats) run.stats->add(run.tried);
   run.done(std::move(r));
 }
 
@@ -472,17 +472,15 @@ void readmit_after(const std::shared_ptr<AdmittedRun>& run, uint64_t wait_ns) {
 }
 
 // Starts the run once the job board has room for it on every engine it
-// uses (at once, or when a run there finishes).
-void admit_run(Runtime::Impl& rt, PreparedProgramPtr prepared, std::vector<Tensor> inputs, SymbolBindings symbols,
-               ExecuteCallback done, ExecutionStats* stats) {
-  auto run = std::make_shared<AdmittedRun>();
+// uses (at once, or when a run there finishes). `run` holds the tracked
+// answer already.
+void admit_run(Runtime::Impl& rt, const std::shared_ptr<AdmittedRun>& run, PreparedProgramPtr prepared,
+               std::vector<Tensor> inputs, SymbolBindings symbols) {
   run->rt = &rt;
   run->load = std::make_shared<const JobLoad>(job_load_of(*prepared));
   run->prepared = std::move(prepared);
   run->inputs = std::move(inputs);
   run->symbols = std::move(symbols);
-  run->done = std::move(done);
-  run->stats = stats;
   run->deadline = std::chrono::steady_clock::now() + rt.options.run_deadline;
   readmit(run);
 }
@@ -520,8 +518,13 @@ void Runtime::execute(PreparedProgramPtr prepared, std::vector<Tensor> inputs, E
     return done(Error{ErrorCode::InputMismatch, "the inputs " + to_string(*projection) +
                                                     " do not fit the specialization the program was prepared for " +
                                                     to_string(prepared->projection)});
-  auto tracked = rt.pending.track<std::vector<Tensor>>(std::move(done), "the run", rt.options.run_deadline);
-  admit_run(rt, std::move(prepared), std::move(inputs), std::move(*symbols), std::move(tracked), stats);
+  auto run = std::make_shared<AdmittedRun>();
+  std::function<void()> add_stats;
+  // Runs only from answer_run, while `run` is alive (the tracked answer).
+  if (stats) add_stats = [stats, tried = &run->tried] { stats->add(*tried); };
+  run->done = rt.pending.track<std::vector<Tensor>>(std::move(done), "the run", rt.options.run_deadline,
+                                                    std::move(add_stats));
+  admit_run(rt, run, std::move(prepared), std::move(inputs), std::move(*symbols));
 }
 
 std::future<Result<std::vector<Tensor>>> Runtime::execute(PreparedProgramPtr prepared,

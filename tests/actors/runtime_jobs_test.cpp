@@ -117,6 +117,33 @@ TEST_CASE("a run that waits for room past the deadline fails naming the engine, 
   CHECK(after->at(0).data_as<float>()[7] == 15.0f);
 }
 
+TEST_CASE("a run answered Timeout by its deadline never writes the caller's stats afterwards", "[runtime][jobs]") {
+  // The caller may free its stats once it has the Timeout; the run's own
+  // end, later, must leave them alone.
+  RuntimeOptions o = testing::small_runtime();
+  o.run_deadline = 200ms;
+  Runtime rt{o};
+  auto engine = std::make_shared<HeldEngine>();
+  REQUIRE(rt.register_engine(engine).ok());
+  ExecutionStats stats;
+  auto late = rt.run(affine(1), {iota8()}, {}, &stats);
+  auto r = late.get();
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code() == ErrorCode::Timeout);
+  const ExecutionStats at_timeout = stats;
+  engine->release();  // the run ends now, after its answer
+  REQUIRE(wait_until([&] { return rt.queue_stats().at("cpu").in_flight == 0; }));
+  std::this_thread::sleep_for(50ms);
+  CHECK(stats.batches == at_timeout.batches);
+  CHECK(stats.units == at_timeout.units);
+  CHECK(stats.batches == 0);
+  // A run that answers itself adds its counts.
+  ExecutionStats answered;
+  REQUIRE(rt.run(affine(1), {iota8()}, {}, &answered).get().ok());
+  CHECK(answered.batches == 1);
+  CHECK(answered.units >= 1);
+}
+
 TEST_CASE("a full waiting room refuses at once, and shutdown fails the runs that wait", "[runtime][jobs]") {
   RuntimeOptions o = testing::small_runtime();
   o.max_runs_in_flight_per_engine = 1;
