@@ -10,7 +10,10 @@
 //        program on 1,000-element tensors, median and p99;
 //  (v)   a 1,000-node chain alternating between two engines (a transfer
 //        between every two nodes): enqueued behind events against the
-//        host-mediated path.
+//        host-mediated path;
+//  (vi)  the `mlp` example at batch 4 (two dots, bias adds, a relu) through
+//        Runtime::run against the same computed by hand: cblas_sgemm and
+//        plain loops into preallocated buffers, the limit on this machine.
 // Targets (issue 5): hit median <= 5 us, p99 <= 50 us; >= 500k hits/s at 8
 // threads; <= 2 us per node on both graphs; small program median <= 30 us.
 //
@@ -33,6 +36,8 @@
 #include "engines/cpu/cpu_engine.hpp"
 #include "engines/forwarding_engine.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
+
+#include <cblas.h>
 
 using namespace tenact;
 using Clock = std::chrono::steady_clock;
@@ -415,6 +420,79 @@ void bench_behind_events(const Options& o) {
   info("(v) speed-up of enqueueing behind events", mediated / behind, "x", note);
 }
 
+// -- (vi) the mlp example at batch 4 -------------------------------------------------
+
+// y = relu(x . w1 + b1) . w2 + b2, x: f32[4, 16], w1: [16, 32], w2: [32, 10].
+void bench_mlp(const Options& o) {
+  auto program = load(R"({"format": "tenact.program/1", "name": "mlp",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": ["B", 16]}, {"name": "w1", "dtype": "f32", "shape": [16, 32]},
+               {"name": "b1", "dtype": "f32", "shape": [32]}, {"name": "w2", "dtype": "f32", "shape": [32, 10]},
+               {"name": "b2", "dtype": "f32", "shape": [10]}],
+    "ops": [
+      {"op": "dot_general", "in": ["x", "w1"], "out": "h1", "lhs_contracting_dimensions": [1], "rhs_contracting_dimensions": [0]},
+      {"op": "broadcast_in_dim", "in": ["b1"], "out": "b1_rows", "shape": ["B", 32], "broadcast_dimensions": [1]},
+      {"op": "add", "in": ["h1", "b1_rows"], "out": "z1"},
+      {"op": "constant", "out": "zero", "dtype": "f32", "shape": ["B", 32], "value": 0},
+      {"op": "maximum", "in": ["z1", "zero"], "out": "a1"},
+      {"op": "dot_general", "in": ["a1", "w2"], "out": "h2", "lhs_contracting_dimensions": [1], "rhs_contracting_dimensions": [0]},
+      {"op": "broadcast_in_dim", "in": ["b2"], "out": "b2_rows", "shape": ["B", 10], "broadcast_dimensions": [1]},
+      {"op": "add", "in": ["h2", "b2_rows"], "out": "y"}],
+    "outputs": ["y"]})");
+  const std::vector<HostTensor> inputs{filled(DType::F32, {4, 16}, 0.5f), filled(DType::F32, {16, 32}, 0.25f),
+                                       filled(DType::F32, {32}, -1.0f), filled(DType::F32, {32, 10}, 0.125f),
+                                       filled(DType::F32, {10}, 2.0f)};
+  Runtime rt;
+  cpu::CpuEngineOptions eo;
+  eo.threads = o.threads;
+  if (!rt.register_engine(make_engine(eo)).ok()) std::exit(1);
+  auto first = rt.run(program, inputs).get();
+  if (!first.ok()) std::exit(1);
+  // By hand, into buffers made once.
+  const float* x = inputs[0].data_as<float>();
+  const float* w1 = inputs[1].data_as<float>();
+  const float* b1 = inputs[2].data_as<float>();
+  const float* w2 = inputs[3].data_as<float>();
+  const float* b2 = inputs[4].data_as<float>();
+  std::vector<float> h(4 * 32), y(4 * 10);
+  auto by_hand = [&] {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 4, 32, 16, 1.0f, x, 16, w1, 32, 0.0f, h.data(), 32);
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 32; ++c) h[r * 32 + c] = std::max(h[r * 32 + c] + b1[c], 0.0f);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 4, 10, 32, 1.0f, h.data(), 32, w2, 10, 0.0f, y.data(), 10);
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 10; ++c) y[r * 10 + c] += b2[c];
+  };
+  by_hand();
+  for (int i = 0; i < 40; ++i)
+    if ((*first)[0].data_as<float>()[i] != y[i]) {
+      std::fprintf(stderr, "runtime_bench: mlp output %d differs from the hand-written one\n", i);
+      std::exit(1);
+    }
+  const int n = o.quick ? 2000 : 20000, rounds = 5;
+  std::vector<double> runtime_lat, hand_lat;
+  for (int round = 0; round < rounds; ++round) {
+    for (int i = 0; i < n / rounds; ++i) {
+      const auto t0 = Clock::now();
+      auto r = rt.run(program, inputs).get();
+      runtime_lat.push_back(us_since(t0));
+      if (!r.ok()) std::exit(1);
+    }
+    // The hand-written version is timed over 100 calls at once (one call
+    // is near the clock's resolution).
+    for (int i = 0; i < n / rounds / 100; ++i) {
+      const auto t0 = Clock::now();
+      for (int k = 0; k < 100; ++k) by_hand();
+      hand_lat.push_back(us_since(t0) / 100);
+    }
+  }
+  const double runtime = percentile(runtime_lat, 0.5), hand = percentile(hand_lat, 0.5);
+  info("(vi) mlp B=4 through Runtime::run: median", runtime, "us", "");
+  info("(vi) mlp B=4 by hand (cblas_sgemm + loops)", hand, "us", "");
+  char note[96];
+  std::snprintf(note, sizeof note, "issue #17's target <= 1.5x");
+  row("(vi) mlp B=4: Runtime::run / by hand", runtime / hand, "x", "<= 1.5", runtime / hand <= 1.5, note);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -466,6 +544,7 @@ int main(int argc, char** argv) {
     bench_nodes(rt, *engine, ("100 branches of 100 scalar adds" + suffix).c_str(), wide_program(100, 100), o, !direct);
   }
   bench_behind_events(o);
+  bench_mlp(o);
   std::printf("%d target(s) missed\n", g_misses);
   return 0;
 }

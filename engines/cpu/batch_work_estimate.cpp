@@ -1,5 +1,6 @@
 #include "engines/cpu/batch_work_estimate.hpp"
 
+#include <variant>
 #include <vector>
 
 #include "core/checked.hpp"
@@ -21,18 +22,53 @@ std::optional<uint64_t> elements_of(const ValueType& type, const SymbolBindings&
   return count;
 }
 
-bool linear_family(OpKind kind) {
+bool estimated_family(OpKind kind) {
   switch (family_of(kind)) {
     case OpFamily::Elementwise:
     case OpFamily::Layout:
     case OpFamily::Indexing:
     case OpFamily::Reduction:
-      return true;
     case OpFamily::Dot:
+      return true;
     case OpFamily::Extension:
       return false;
   }
   return false;
+}
+
+// Extent `axis` of the value `ref` names (a batch input's shape, or an
+// earlier op's result shape under the symbols); nullopt when it has none.
+std::optional<uint64_t> extent_of(const BatchWork& work, const BatchRef& ref, int64_t axis) {
+  if (axis < 0) return std::nullopt;
+  const auto a = static_cast<size_t>(axis);
+  if (ref.from == BatchRef::From::Input) {
+    const auto shape = work.inputs[ref.index].shape();
+    if (a >= shape.size() || shape[a] < 0) return std::nullopt;
+    return static_cast<uint64_t>(shape[a]);
+  }
+  const auto& results = work.ops[ref.index].op->results;
+  if (ref.result >= results.size() || a >= results[ref.result].shape.size()) return std::nullopt;
+  const ShapeExtent& extent = results[ref.result].shape[a];
+  if (extent.kind == ExtentKind::Unknown) return std::nullopt;
+  auto dim = extent.expr.evaluate(work.symbols);
+  if (!dim.ok() || *dim < 0) return std::nullopt;
+  return static_cast<uint64_t>(*dim);
+}
+
+// A dot's multiply-adds: its result's elements times the extents of the
+// lhs's contracting dimensions. nullopt on overflow or a missing extent.
+std::optional<uint64_t> dot_multiply_adds(const BatchWork& work, const BatchOp& op, uint64_t result_elements) {
+  const auto* attrs = std::get_if<DotGeneralAttrs>(&op.op->attrs);
+  if (!attrs || op.operands.empty()) return std::nullopt;
+  uint64_t macs = result_elements;
+  for (int64_t d : attrs->lhs_contracting_dimensions) {
+    auto extent = extent_of(work, op.operands[0], d);
+    if (!extent) return std::nullopt;
+    auto next = checked_mul_u(macs, *extent);
+    if (!next) return std::nullopt;
+    macs = *next;
+  }
+  return macs;
 }
 
 }  // namespace
@@ -48,7 +84,7 @@ std::optional<uint64_t> linear_element_work(const BatchWork& work) {
   };
   for (size_t i = 0; i < work.ops.size(); ++i) {
     const BatchOp& op = work.ops[i];
-    if (!op.op || !linear_family(op.op->kind)) return std::nullopt;
+    if (!op.op || !estimated_family(op.op->kind)) return std::nullopt;
     for (const BatchRef& ref : op.operands) {
       uint64_t n = 0;
       if (ref.from == BatchRef::From::Input) {
@@ -64,6 +100,10 @@ std::optional<uint64_t> linear_element_work(const BatchWork& work) {
       auto n = elements_of(type, work.symbols);
       if (!n || !add(*n)) return std::nullopt;
       results[i].push_back(*n);
+    }
+    if (op.op->kind == OpKind::DotGeneral) {
+      auto macs = results[i].empty() ? std::nullopt : dot_multiply_adds(work, op, results[i].front());
+      if (!macs || !add(*macs / kMacsPerVisit)) return std::nullopt;
     }
   }
   return total;

@@ -3,12 +3,14 @@
 //
 // The estimate is sum over ops of (elements of every operand + elements of
 // every result), with results' shapes evaluated under the batch's symbols
-// (an upper-bound extent counts at its bound). It is linear in the data, so
-// only ops whose cost is linear in what they read and write are counted:
-// families Elementwise, Layout, Indexing and Reduction. Dot (cost grows
-// with the contraction) and Extension ops, an Unknown extent, a shape that
-// does not evaluate, or a sum that overflows give no estimate.
-// Pure function; cost O(ops + operands).
+// (an upper-bound extent counts at its bound), plus, for a dot_general, one
+// visit per kMacsPerVisit multiply-adds (its result's elements times the
+// lhs's contracted extents: in a BLAS kernel a multiply-add costs a
+// fraction of what a linear op spends on an element). Extension ops, a dot
+// without its attributes, an Unknown extent, a shape that does not
+// evaluate, or a sum that overflows give no estimate.
+// Pure function, no allocation beyond one count per result; cost
+// O(ops + operands + contracting dimensions).
 #pragma once
 
 #include <cstdint>
@@ -17,6 +19,9 @@
 #include "engines/engine.hpp"
 
 namespace tenact::cpu {
+
+/// Multiply-adds of a dot_general counted as one element visit.
+inline constexpr uint64_t kMacsPerVisit = 4;
 
 std::optional<uint64_t> linear_element_work(const BatchWork& work);
 

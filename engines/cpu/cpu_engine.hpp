@@ -6,8 +6,9 @@
 // the work to it and the kernels run there (never on a CAF scheduler
 // thread), splitting large work over the pool. One exception: a batch whose
 // launcher allows it (BatchWork::caller_may_run, set only on a client's own
-// thread) and whose linear work is at most inline_work_limit element visits
-// runs on the launching thread, because posting and waking a worker costs
+// thread) and whose estimated work is at most inline_work_limit element
+// visits (batch_work_estimate.hpp: dots by their multiply-adds) runs on the
+// launching thread, because posting and waking a worker costs
 // more than the work (about 10-20 us here against ~2 us for 5 ops on 1,000
 // elements). OpenBLAS gets as many threads as the pool (blas_threads.hpp).
 // Queues: as many in-order queues as pool threads (BatchWork::queue); a

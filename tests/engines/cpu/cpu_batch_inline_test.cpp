@@ -93,7 +93,38 @@ TEST_CASE("linear work counts every operand and result element", "[batch_estimat
   CHECK(linear_element_work(w) == std::optional<uint64_t>{200 + 200 + 200 + 10 + 10 + 10});
 }
 
-TEST_CASE("no estimate for dot, extensions, unknown or unbound extents, or overflow", "[batch_estimate]") {
+TEST_CASE("a dot counts its operands, its result and a visit per 4 multiply-adds", "[batch_estimate]") {
+  // x: f32[4, 16] . w: f32[16, 32] -> [4, 32]: operands 64 + 512, result
+  // 128, multiply-adds 128 x 16 = 2,048 -> 512 visits; then the result
+  // . v: f32[32, 10] -> [4, 10]: operands 128 + 320, result 40,
+  // multiply-adds 40 x 32 = 1,280 -> 320 visits.
+  BatchWork w;
+  auto zeros = [](std::vector<int64_t> shape) { return HostTensor::zeros(DType::F32, std::move(shape)).value(); };
+  w.inputs = {zeros({4, 16}), zeros({16, 32}), zeros({32, 10})};
+  DotGeneralAttrs contract_1_0;
+  contract_1_0.lhs_contracting_dimensions = {1};
+  contract_1_0.rhs_contracting_dimensions = {0};
+  w.ops.push_back({op_of(OpKind::DotGeneral, exact_shape({4, 32}), contract_1_0), {BatchRef::input(0), BatchRef::input(1)}});
+  w.ops.push_back({op_of(OpKind::DotGeneral, exact_shape({4, 10}), contract_1_0), {BatchRef::op(0), BatchRef::input(2)}});
+  w.outputs = {BatchRef::op(1)};
+  CHECK(kMacsPerVisit == 4);
+  CHECK(linear_element_work(w) == std::optional<uint64_t>{64 + 512 + 128 + 512 + 128 + 320 + 40 + 320});
+  // Contracting over both axes of a symbolic [N, 4] result with itself:
+  // N x 4 multiply-adds into a scalar, N = 6.
+  BatchWork s;
+  s.inputs = {zeros({24})};
+  s.symbols = {{"N", 6}};
+  const DimExpr n = DimExpr::symbol("N");
+  DotGeneralAttrs all;
+  all.lhs_contracting_dimensions = {0, 1};
+  all.rhs_contracting_dimensions = {0, 1};
+  s.ops.push_back({op_of(OpKind::Reshape, exact_shape({n, DimExpr::constant(4)})), {BatchRef::input(0)}});
+  s.ops.push_back({op_of(OpKind::DotGeneral, exact_shape(std::vector<DimExpr>{}), all), {BatchRef::op(0), BatchRef::op(0)}});
+  CHECK(linear_element_work(s) == std::optional<uint64_t>{24 + 24 + 24 + 24 + 1 + 24 / 4});
+}
+
+TEST_CASE("no estimate for a dot without attributes, extensions, unknown or unbound extents, or overflow",
+          "[batch_estimate]") {
   BatchWork dot = four_op_work(4);
   dot.ops[3].op = op_of(OpKind::DotGeneral, exact_shape({4}));
   CHECK_FALSE(linear_element_work(dot).has_value());
@@ -127,6 +158,33 @@ TEST_CASE("a small batch the caller may run runs on the caller's thread", "[cpu_
   REQUIRE(l.result.ok());
   REQUIRE(l.result->size() == 1);
   check_four_op_result((*l.result)[0], 1000);
+  CHECK(engine.inline_batches() == 1);
+}
+
+TEST_CASE("a small dot the caller may run runs on the caller's thread", "[cpu_engine][inline]") {
+  // [[1, 2], [3, 4]]^2 = [[7, 10], [15, 22]]: 8 multiply-adds.
+  auto engine_holder = test_engine(CpuEngineOptions{2});
+  CpuEngine& engine = *engine_holder;
+  BatchWork work;
+  auto a = HostTensor::zeros(DType::F32, {2, 2});
+  REQUIRE(a.ok());
+  for (int i = 0; i < 4; ++i) a->data_as<float>()[i] = static_cast<float>(i + 1);
+  work.inputs = {*a, *a};
+  DotGeneralAttrs attrs;
+  attrs.lhs_contracting_dimensions = {1};
+  attrs.rhs_contracting_dimensions = {0};
+  work.ops.push_back({op_of(OpKind::DotGeneral, exact_shape({2, 2}), attrs), {BatchRef::input(0), BatchRef::input(1)}});
+  work.outputs = {BatchRef::op(0)};
+  work.caller_may_run = true;
+  Launched l = launch_and_wait(engine, std::move(work));
+  CHECK(l.before_return);
+  CHECK(l.thread == std::this_thread::get_id());
+  REQUIRE(l.result.ok());
+  const float* c = (*l.result)[0].data_as<float>();
+  CHECK(c[0] == 7.0f);
+  CHECK(c[1] == 10.0f);
+  CHECK(c[2] == 15.0f);
+  CHECK(c[3] == 22.0f);
   CHECK(engine.inline_batches() == 1);
 }
 
@@ -174,27 +232,28 @@ TEST_CASE("other batches go to the pool", "[cpu_engine][inline]") {
     CHECK(launch_and_wait(engine, std::move(work)).thread != std::this_thread::get_id());
     CHECK(engine.inline_batches() == 0);
   }
-  SECTION("a dot has no linear estimate") {
+  SECTION("a dot whose multiply-adds pass the limit") {
+    // f32[64, 64] . f32[64, 64]: 262,144 multiply-adds, 65,536 visits of
+    // them (plus 3 x 4,096 elements), over the 32,768 of the limit.
     auto engine_holder = test_engine(CpuEngineOptions{2});
     CpuEngine& engine = *engine_holder;
     BatchWork work;
-    auto a = HostTensor::zeros(DType::F32, {2, 2});
-    REQUIRE(a.ok());
-    for (int i = 0; i < 4; ++i) a->data_as<float>()[i] = static_cast<float>(i + 1);  // [[1, 2], [3, 4]]
-    work.inputs = {*a, *a};
+    auto ones = HostTensor::zeros(DType::F32, {64, 64});
+    REQUIRE(ones.ok());
+    for (int i = 0; i < 64 * 64; ++i) ones->data_as<float>()[i] = 1.0f;
+    work.inputs = {*ones, *ones};
     DotGeneralAttrs attrs;
     attrs.lhs_contracting_dimensions = {1};
     attrs.rhs_contracting_dimensions = {0};
-    work.ops.push_back({op_of(OpKind::DotGeneral, exact_shape({2, 2}), attrs), {BatchRef::input(0), BatchRef::input(1)}});
+    work.ops.push_back({op_of(OpKind::DotGeneral, exact_shape({64, 64}), attrs), {BatchRef::input(0), BatchRef::input(1)}});
     work.outputs = {BatchRef::op(0)};
     work.caller_may_run = true;
+    REQUIRE(linear_element_work(work) == std::optional<uint64_t>{3 * 4096 + 65536});
     Launched l = launch_and_wait(engine, std::move(work));
     CHECK(l.thread != std::this_thread::get_id());
     REQUIRE(l.result.ok());
-    const float* c = (*l.result)[0].data_as<float>();
-    CHECK(c[0] == 7.0f);  // [[1, 2], [3, 4]]^2 = [[7, 10], [15, 22]]
-    CHECK(c[1] == 10.0f);
-    CHECK(c[2] == 15.0f);
-    CHECK(c[3] == 22.0f);
+    CHECK((*l.result)[0].data_as<float>()[0] == 64.0f);
+    CHECK((*l.result)[0].data_as<float>()[4095] == 64.0f);
+    CHECK(engine.inline_batches() == 0);
   }
 }
