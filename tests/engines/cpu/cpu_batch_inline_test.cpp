@@ -54,6 +54,23 @@ void check_four_op_result(const HostTensor& e, int64_t n) {
   }
 }
 
+// a . a for a: f32[n, n] with element i = value(i), the caller allowed to
+// run it.
+BatchWork square_of(int64_t n, float (*value)(int)) {
+  auto a = HostTensor::zeros(DType::F32, {n, n});
+  REQUIRE(a.ok());
+  for (int i = 0; i < n * n; ++i) a->data_as<float>()[i] = value(i);
+  BatchWork work;
+  work.inputs = {*a, *a};
+  DotGeneralAttrs attrs;
+  attrs.lhs_contracting_dimensions = {1};
+  attrs.rhs_contracting_dimensions = {0};
+  work.ops.push_back({op_of(OpKind::DotGeneral, exact_shape({n, n}), attrs), {BatchRef::input(0), BatchRef::input(1)}});
+  work.outputs = {BatchRef::op(0)};
+  work.caller_may_run = true;
+  return work;
+}
+
 struct Launched {
   bool before_return = false;  // done ran before launch_batch returned
   std::thread::id thread;
@@ -165,18 +182,7 @@ TEST_CASE("a small dot the caller may run runs on the caller's thread", "[cpu_en
   // [[1, 2], [3, 4]]^2 = [[7, 10], [15, 22]]: 8 multiply-adds.
   auto engine_holder = test_engine(CpuEngineOptions{2});
   CpuEngine& engine = *engine_holder;
-  BatchWork work;
-  auto a = HostTensor::zeros(DType::F32, {2, 2});
-  REQUIRE(a.ok());
-  for (int i = 0; i < 4; ++i) a->data_as<float>()[i] = static_cast<float>(i + 1);
-  work.inputs = {*a, *a};
-  DotGeneralAttrs attrs;
-  attrs.lhs_contracting_dimensions = {1};
-  attrs.rhs_contracting_dimensions = {0};
-  work.ops.push_back({op_of(OpKind::DotGeneral, exact_shape({2, 2}), attrs), {BatchRef::input(0), BatchRef::input(1)}});
-  work.outputs = {BatchRef::op(0)};
-  work.caller_may_run = true;
-  Launched l = launch_and_wait(engine, std::move(work));
+  Launched l = launch_and_wait(engine, square_of(2, [](int i) { return static_cast<float>(i + 1); }));
   CHECK(l.before_return);
   CHECK(l.thread == std::this_thread::get_id());
   REQUIRE(l.result.ok());
@@ -237,17 +243,7 @@ TEST_CASE("other batches go to the pool", "[cpu_engine][inline]") {
     // them (plus 3 x 4,096 elements), over the 32,768 of the limit.
     auto engine_holder = test_engine(CpuEngineOptions{2});
     CpuEngine& engine = *engine_holder;
-    BatchWork work;
-    auto ones = HostTensor::zeros(DType::F32, {64, 64});
-    REQUIRE(ones.ok());
-    for (int i = 0; i < 64 * 64; ++i) ones->data_as<float>()[i] = 1.0f;
-    work.inputs = {*ones, *ones};
-    DotGeneralAttrs attrs;
-    attrs.lhs_contracting_dimensions = {1};
-    attrs.rhs_contracting_dimensions = {0};
-    work.ops.push_back({op_of(OpKind::DotGeneral, exact_shape({64, 64}), attrs), {BatchRef::input(0), BatchRef::input(1)}});
-    work.outputs = {BatchRef::op(0)};
-    work.caller_may_run = true;
+    BatchWork work = square_of(64, [](int) { return 1.0f; });
     REQUIRE(linear_element_work(work) == std::optional<uint64_t>{3 * 4096 + 65536});
     Launched l = launch_and_wait(engine, std::move(work));
     CHECK(l.thread != std::this_thread::get_id());
