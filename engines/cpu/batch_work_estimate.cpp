@@ -42,7 +42,7 @@ std::optional<uint64_t> extent_of(const BatchWork& work, const BatchRef& ref, in
   if (axis < 0) return std::nullopt;
   const auto a = static_cast<size_t>(axis);
   if (ref.from == BatchRef::From::Input) {
-    const auto shape = work.inputs[ref.index].shape();
+    const std::vector<int64_t>& shape = work.inputs[ref.index].shape();
     if (a >= shape.size() || shape[a] < 0) return std::nullopt;
     return static_cast<uint64_t>(shape[a]);
   }
