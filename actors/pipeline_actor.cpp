@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "actors/direct_launch.hpp"
 #include "actors/runtime_impl.hpp"
 #include "core/guarded.hpp"
 #include "actors/pipeline/pipeline_run.hpp"
@@ -351,14 +352,6 @@ void run_single_batch(Runtime::Impl* rt, PipelineRun run, const SymbolBindings& 
   const Endpoint where = run.plan().endpoint(batches[0].location);
   auto slot = rt->engine_slot(where.engine);
   if (!slot) return done(Error{ErrorCode::EngineDown, "engine '" + where.engine + "' is not registered any more"});
-  auto once = std::make_shared<std::atomic<bool>>(false);
-  auto answer = std::make_shared<ExecuteCallback>(std::move(done));
-  auto fire = [once, answer](Result<std::vector<Tensor>> r) {
-    if (!once->exchange(true)) (*answer)(std::move(r));
-  };
-  const uint64_t token = slot->watch->add([fire](const Error& e) { fire(e); });
-  if (token == 0)
-    return fire(Error{ErrorCode::EngineDown, "the engine actor of engine '" + where.engine + "' is down"});
   BatchWork work = build_held_work(run, batches[0].units, nullptr);
   work.symbols = symbols;
   work.queue = batches[0].queue;
@@ -372,28 +365,15 @@ void run_single_batch(Runtime::Impl* rt, PipelineRun run, const SymbolBindings& 
   }
   auto state = std::make_shared<PipelineRun>(std::move(run));
   auto units = std::make_shared<std::vector<uint32_t>>(std::move(batches[0].units));
-  rt->work_started();
-  slot->engine->launch_batch(std::move(work), [rt, state, units, once, answer, watch = slot->watch, token, stats,
-                                                span, raw = slot->engine.get()](Result<std::vector<Tensor>> r) {
-    // On an engine thread, or on the caller's when the engine ran the batch
-    // inline; either way a request the callback issues must not run inline
-    // (which also bounds the stack when callbacks chain requests).
-    RuntimeThreadScope runtime_thread;
-    watch->remove(token);
-    // An engine that says it is down leaves the configuration first; its
-    // actor exits once this run has its answer (see engine_actor.cpp).
-    engine_actor_type retired;
-    if (!r.ok() && r.error().code() == ErrorCode::EngineDown) retired = rt->retire_dead_engine(raw);
+  auto complete = [state, units](Result<std::vector<Tensor>> r) {
     record_batch(*state, *units, std::move(r));
-    // Stats are written only by whoever answers (the caller may free them
-    // once answered, e.g. by the watch when the engine actor died).
-    if (!once->exchange(true)) {
-      if (stats && span) stats->cover(*span);
-      (*answer)(state->take_outputs());
-    }
-    if (retired) caf::anon_send_exit(retired, caf::exit_reason::user_shutdown);
-    rt->work_finished();
-  });
+    return state->take_outputs();
+  };
+  // Stats are written only by whoever answers.
+  auto answering = [stats, span] {
+    if (stats && span) stats->cover(*span);
+  };
+  launch_direct(rt, *slot, std::move(work), std::move(complete), std::move(answering), std::move(done));
 }
 
 }  // namespace

@@ -34,13 +34,6 @@ class MarkRuntimeThreads final : public caf::thread_hook {
   void thread_terminates() override {}
 };
 
-template <class T>
-std::pair<std::function<void(Result<T>)>, std::future<Result<T>>> future_callback() {
-  auto promise = std::make_shared<std::promise<Result<T>>>();
-  auto future = promise->get_future();
-  return {[promise](Result<T> r) { promise->set_value(std::move(r)); }, std::move(future)};
-}
-
 }  // namespace
 
 // -- Impl ---------------------------------------------------------------------------
@@ -177,6 +170,11 @@ void Runtime::Impl::forget_pipeline(uint64_t run) {
 
 Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
   impl_->gateway = spawn_gateway(*impl_->system, this, impl_.get());
+  if (impl_->options.builtin_extensions && !impl_->closing)
+    if (Status s = register_builtin_extensions(*this); !s.ok()) {
+      impl_->startup_error = s.error();
+      impl_->closing = true;
+    }
 }
 Runtime::~Runtime() = default;
 

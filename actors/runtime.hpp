@@ -32,6 +32,7 @@
 #include "actors/job_board.hpp"
 #include "actors/trace_recorder.hpp"
 #include "core/error.hpp"
+#include "core/extension.hpp"
 #include "core/program.hpp"
 #include "core/tensor.hpp"
 #include "engines/engine.hpp"
@@ -128,6 +129,9 @@ struct RuntimeOptions {
   /// (BindingMismatch: a device died between its preparation and its
   /// start; nothing of it ran).
   uint32_t engine_down_retries = 2;
+  /// Registers the built-in extension module `tenact` at start, as
+  /// register_builtin_extensions does.
+  bool builtin_extensions = false;
 };
 
 using PreparedProgramPtr = std::shared_ptr<const PreparedProgram>;
@@ -187,6 +191,14 @@ struct ExecutionStats {
   }
 };
 
+class Runtime;
+
+/// Registers the built-in module `tenact` (docs/program-format.md, "The
+/// built-in module": tenact.softmax, tenact.log_softmax, tenact.layer_norm,
+/// tenact.rms_norm, tenact.gelu) with `runtime`. Errors as
+/// Runtime::register_extension (a second call: InvalidAttribute).
+Status register_builtin_extensions(Runtime& runtime);
+
 class Runtime {
  public:
   /// Starts the actor system and the runtime's own threads. When a thread
@@ -205,6 +217,21 @@ class Runtime {
   Status register_engine(std::shared_ptr<Engine> engine, uint32_t preference = 0,
                          std::map<std::string, std::string> extension_payloads = {});
   Status remove_engine(std::string_view id);
+  /// Registers extension family `family` (core/extension.hpp), a new
+  /// epoch: programs that use it validate against extensions() from now
+  /// on, and every engine that runs host kernels (the CPU engine, the
+  /// simulated devices) gets a slot for it when the family has a host
+  /// kernel, now and when registered later. `planning_configs` gives the
+  /// slot's planning configuration per engine id (engines not named get
+  /// none); a payload given to register_engine for the family wins.
+  /// Plans prepared before are unchanged. Errors: InvalidAttribute for a
+  /// family check_extension_family refuses or a name registered already
+  /// (one definition per name: a family never changes under a plan).
+  Status register_extension(ExtensionFamily family,
+                            std::map<std::string, std::string> planning_configs = {});
+  /// The families registered so far (validate programs against it:
+  /// load_program(text, rt.extensions())). A snapshot; safe to keep.
+  ExtensionRegistry extensions() const;
   /// Registers a transfer provider under `name` (a new epoch): routes may
   /// then name it, and preparations after it use those routes; plans made
   /// before are unchanged. Errors: InvalidAttribute for an empty name, no
@@ -257,6 +284,26 @@ class Runtime {
   /// alive until `done` is called.
   void run(std::shared_ptr<const SemanticProgram> program, std::vector<Tensor> inputs,
            PrepareOptions options, ExecuteCallback done, ExecutionStats* stats = nullptr);
+
+  // -- one extension op, eagerly ---------------------------------------------------
+  /// Runs one op of extension family `family` with `attributes_json` (a
+  /// JSON object's text; "{}" for none) on `inputs`, pinned to engine
+  /// `engine`: the op is validated as in a program (the family's result
+  /// inference), prepared directly on that engine — no staging, no program
+  /// cache — and launched. When the engine answers Unsupported (no slot
+  /// for the family, a kernel that refuses the dtype) or cannot take an
+  /// input where it lives, it falls back to the compiled path: a one-op
+  /// program prepared through the cache, placed with `engine` most
+  /// preferred and the other engines after it (transfers inserted as
+  /// needed), and that path's error if it fails too. Results stay
+  /// where the engine produced them, as with run(). Errors: MissingExtension
+  /// for an unregistered family, Parse or Schema for attributes that are
+  /// not a JSON object, the family's inference errors, NoEligibleEngine
+  /// naming an engine that is not registered, Shutdown after shutdown.
+  std::future<Result<std::vector<Tensor>>> run_op(std::string family, std::string attributes_json,
+                                                  std::vector<Tensor> inputs, std::string engine);
+  void run_op(std::string family, std::string attributes_json, std::vector<Tensor> inputs,
+              std::string engine, ExecuteCallback done);
 
   // -- copies --------------------------------------------------------------------
   // (run() with `retries_left` tries left after an engine went down.)

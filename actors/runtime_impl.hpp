@@ -23,6 +23,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -43,6 +44,14 @@
 #include "transfer/providers.hpp"
 
 namespace tenact {
+
+/// A callback that fulfils the returned future (the futures of the facade).
+template <class T>
+std::pair<std::function<void(Result<T>)>, std::future<Result<T>>> future_callback() {
+  auto promise = std::make_shared<std::promise<Result<T>>>();
+  auto future = promise->get_future();
+  return {[promise](Result<T> r) { promise->set_value(std::move(r)); }, std::move(future)};
+}
 
 struct EngineSlot {
   std::shared_ptr<Engine> engine;

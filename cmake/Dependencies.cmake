@@ -3,35 +3,10 @@ find_package(Threads REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 
-# xxHash ships no CMake config.
-find_path(XXHASH_INCLUDE_DIR xxhash.h REQUIRED)
-find_library(XXHASH_LIBRARY xxhash REQUIRED)
-add_library(tenact_xxhash INTERFACE IMPORTED)
-target_include_directories(tenact_xxhash SYSTEM INTERFACE ${XXHASH_INCLUDE_DIR})
-target_link_libraries(tenact_xxhash INTERFACE ${XXHASH_LIBRARY})
-
-# CAF 0.17.6: Debian's libcaf-dev ships neither a CMake config nor pkg-config.
-# TENACT_CAF_ROOT names another installation of the same version (the
-# ThreadSanitizer variant uses one built from Debian's source with
-# -fsanitize=thread, scripts/build-caf-tsan.sh); headers and library then come
-# from there only, so the two never mix.
-set(TENACT_CAF_ROOT "" CACHE PATH "Use the CAF 0.17.6 installed under this prefix instead of the system's")
-if(NOT "${TENACT_CAF_ROOT}" STREQUAL "${TENACT_CAF_ROOT_FOUND}")
-  unset(CAF_INCLUDE_DIR CACHE)
-  unset(CAF_CORE_LIBRARY CACHE)
-  set(TENACT_CAF_ROOT_FOUND "${TENACT_CAF_ROOT}" CACHE INTERNAL "TENACT_CAF_ROOT the CAF paths were found for")
-endif()
-if(TENACT_CAF_ROOT)
-  find_path(CAF_INCLUDE_DIR caf/all.hpp PATHS "${TENACT_CAF_ROOT}/include" NO_DEFAULT_PATH REQUIRED)
-  find_library(CAF_CORE_LIBRARY caf_core PATHS "${TENACT_CAF_ROOT}/lib" NO_DEFAULT_PATH REQUIRED)
-  message(STATUS "tenact: CAF from ${TENACT_CAF_ROOT}")
-else()
-  find_path(CAF_INCLUDE_DIR caf/all.hpp REQUIRED)
-  find_library(CAF_CORE_LIBRARY caf_core REQUIRED)
-endif()
-add_library(caf::core INTERFACE IMPORTED)
-target_include_directories(caf::core SYSTEM INTERFACE ${CAF_INCLUDE_DIR})
-target_link_libraries(caf::core INTERFACE ${CAF_CORE_LIBRARY} Threads::Threads)
+# xxHash, CAF and OpenBLAS ship no CMake config: found by one file that the
+# installed package uses too (TenactConfig.cmake), so that programs built
+# against an installed Tenact find them the same way.
+include(${CMAKE_CURRENT_LIST_DIR}/TenactThirdParty.cmake)
 
 # Asio (standalone, header only).
 find_path(ASIO_INCLUDE_DIR asio.hpp REQUIRED)
@@ -39,13 +14,6 @@ add_library(tenact_asio INTERFACE IMPORTED)
 target_include_directories(tenact_asio SYSTEM INTERFACE ${ASIO_INCLUDE_DIR})
 target_compile_definitions(tenact_asio INTERFACE ASIO_STANDALONE)
 target_link_libraries(tenact_asio INTERFACE Threads::Threads)
-
-# OpenBLAS (the pthread variant Debian selects through alternatives).
-find_path(CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas-pthread REQUIRED)
-find_library(OPENBLAS_LIBRARY NAMES openblas REQUIRED)
-add_library(tenact_openblas INTERFACE IMPORTED)
-target_include_directories(tenact_openblas SYSTEM INTERFACE ${CBLAS_INCLUDE_DIR})
-target_link_libraries(tenact_openblas INTERFACE ${OPENBLAS_LIBRARY})
 
 # CUDA: optional; only the CUDA engine target depends on it.
 set(TENACT_HAVE_CUDA OFF)

@@ -179,7 +179,7 @@ std::string describe_draft_op(size_t index, const DraftOp& op);
 /// character of `name` (C0, DEL, or a C1 character U+0080..U+009F in
 /// UTF-8), or std::string_view::npos.
 size_t first_control_character(std::string_view name);
-/// `name` with its control characters written \u00XX, for messages that
+/// `name` with its control characters written `\u00XX`, for messages that
 /// quote a name that may be malformed.
 std::string printable_name(std::string_view name);
 

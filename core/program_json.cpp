@@ -164,6 +164,14 @@ Result<SemanticProgram> load_program(std::string_view text, const ExtensionRegis
   return first;
 }
 
+Result<std::string> canonical_attributes_json(std::string_view text) {
+  if (text.empty()) return std::string{"{}"};
+  TENACT_ASSIGN_OR_RETURN(Json attrs, json_io::parse_json(text, "extension attributes"));
+  if (!attrs.is_object())
+    return Error{ErrorCode::Schema, "extension attributes: expected a JSON object, got " + json_io::json_type_name(attrs)};
+  return attrs.dump();
+}
+
 Result<SemanticProgram> load_program_file(const std::string& path, const ExtensionRegistry& extensions) {
   TENACT_ASSIGN_OR_RETURN(std::string text, read_file(path, kMaxProgramBytes));
   auto program = load_program(text, extensions);

@@ -30,6 +30,12 @@ Result<SemanticProgram> load_program(std::string_view text, const ExtensionRegis
 Result<SemanticProgram> load_program_file(const std::string& path,
                                           const ExtensionRegistry& extensions = {});
 
+/// The canonical text of an extension op's attributes (keys sorted, no
+/// spaces: ExtensionAttrs::attributes_json) from any JSON object's text;
+/// "{}" for empty text. Errors: Parse for malformed JSON, Schema when it is
+/// not an object, LimitExceeded past the loader's nesting limit.
+Result<std::string> canonical_attributes_json(std::string_view text);
+
 /// JSON text of a program (one op per line); load_program of it yields an
 /// equal program (structural equality and the same fingerprint).
 std::string save_program_json(const SemanticProgram& program);

@@ -2,6 +2,7 @@
 // bound known before running, or unknown.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,13 @@ struct ValueType {
     return a.dtype == b.dtype && a.shape == b.shape;
   }
   std::string to_string() const { return type_string(dtype, shape); }
+};
+
+/// The concrete extents of one operand or result (non-negative; the dtype
+/// for its element size): what cost estimates are computed from.
+struct ValueExtent {
+  DType dtype = DType::F32;
+  std::span<const int64_t> shape;
 };
 
 }  // namespace tenact

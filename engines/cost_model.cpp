@@ -47,7 +47,7 @@ double DTypeRates::for_dtype(DType dtype) const {
 }
 
 OpWork op_work(OpKind kind, const OpAttrs& attrs, std::span<const ValueExtent> operands,
-               std::span<const ValueExtent> results) {
+               std::span<const ValueExtent> results, const ExtensionFamily* extension) {
   OpWork w;
   uint64_t read = 0, written = 0;
   for (const ValueExtent& v : operands) {
@@ -70,6 +70,12 @@ OpWork op_work(OpKind kind, const OpAttrs& attrs, std::span<const ValueExtent> o
         contracted = saturating_mul(contracted, static_cast<uint64_t>(std::max<int64_t>(0, lhs[d])));
     w.ops = saturating_mul(elements(results[0]), contracted);
     w.dtype = operands[0].dtype;
+  }
+  const auto* ext = kind == OpKind::Extension ? std::get_if<ExtensionAttrs>(&attrs) : nullptr;
+  if (ext != nullptr && extension != nullptr && extension->estimate) {
+    const ExtensionWork work = extension->estimate(ExtensionWorkCall{*ext, operands, results});
+    w.ops = std::min(work.ops, kSaturated);
+    w.bytes = std::min(work.bytes, kSaturated);
   }
   return w;
 }

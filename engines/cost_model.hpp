@@ -19,8 +19,10 @@
 #include <string>
 
 #include "core/dtype.hpp"
+#include "core/extension.hpp"
 #include "core/op_attrs.hpp"
 #include "core/op_kind.hpp"
+#include "core/shape.hpp"
 
 namespace tenact {
 
@@ -56,11 +58,6 @@ struct EngineCostModel {
   friend bool operator==(const EngineCostModel&, const EngineCostModel&) = default;
 };
 
-/// The extents of one operand or result (non-negative; dtype for its size).
-struct ValueExtent {
-  DType dtype = DType::F32;
-  std::span<const int64_t> shape;
-};
 
 struct OpWork {
   /// Arithmetic operations and bytes moved, each saturating at 2^63.
@@ -70,8 +67,10 @@ struct OpWork {
 };
 
 /// The work of one op of `kind` (attrs for a dot's contracting dimensions).
+/// An extension op counts as an elementwise one unless `extension`, its
+/// family, has an estimate: that estimate's ops and bytes then.
 OpWork op_work(OpKind kind, const OpAttrs& attrs, std::span<const ValueExtent> operands,
-               std::span<const ValueExtent> results);
+               std::span<const ValueExtent> results, const ExtensionFamily* extension = nullptr);
 
 /// Nanoseconds `work` takes under `model`, its body (the max term) times
 /// `factor` and rounded up to a whole nanosecond; saturating at 2^62.

@@ -37,6 +37,7 @@
 #include "core/dim_expr.hpp"
 #include "core/endpoint.hpp"
 #include "core/error.hpp"
+#include "core/extension.hpp"
 #include "core/op_attrs.hpp"
 #include "core/op_kind.hpp"
 #include "core/shape.hpp"
@@ -65,8 +66,13 @@ struct EngineCapabilities {
   /// would need to run on it fails with NoExecutableEngine.
   bool executable = true;
   std::vector<OpFamily> op_families;
-  /// Extension families this engine has slots for.
+  /// Extension families this engine has slots for. The runtime adds one
+  /// for each registered family the engine can run (host_extension_kernels).
   std::vector<std::string> extension_families;
+  /// Runs the host kernels of registered extension families
+  /// (ExtensionFamily::prepare_host; engines/host_extension.hpp): the
+  /// runtime gives the engine a slot for every family that has one.
+  bool host_extension_kernels = false;
   /// Storage classes program inputs may arrive in (empty: the default).
   std::vector<std::string> accepted_input_storage;
   /// Runs planned elementwise regions (planning/elementwise_regions.hpp)
@@ -121,6 +127,11 @@ struct OpPrepareRequest {
   SpecializationProjection projection;
   /// Values of the symbols the specialization fixes (empty when none).
   SymbolBindings fixed_symbols;
+  /// For an extension op whose family the runtime registered: its
+  /// definition (null for a slot the engine declared on its own) and the
+  /// planning configuration of the engine's slot for it (null: none).
+  ExtensionFamilyPtr extension;
+  std::shared_ptr<const std::string> planning_config;
 };
 
 /// An op prepared by an engine. Carries exactly the binding, the

@@ -240,6 +240,57 @@ def make_prefix_sum():
     write_example("prefix_sum", dict(x=x), dict(prefix=prefix, suffix=suffix))
 
 
+def make_transformer_block():
+    """tenact.layer_norm, softmax, rms_norm, gelu and log_softmax in one block.
+
+    The reference is float64 throughout, rounded to float32 at the end; the
+    cross-check is the same block computed step by step in float32.
+    """
+    import math
+    rng = rng_for(111)
+    t, d, ff, classes = 8, 16, 32, 10
+    x = normal(rng, (t, d))
+    ln_g = (1 + normal(rng, (d,), 0.1)).astype(f32)
+    ln_b = normal(rng, (d,), 0.1)
+    wq, wk, wv, wo = (normal(rng, (d, d), 0.25) for _ in range(4))
+    rms_g = (1 + normal(rng, (d,), 0.1)).astype(f32)
+    w1 = normal(rng, (d, ff), 0.25)
+    w2 = normal(rng, (ff, d), 0.18)
+    wout = normal(rng, (d, classes), 0.25)
+    erf = np.vectorize(math.erf)
+
+    def block(dt):
+        c = lambda a: np.asarray(a, dt)
+        xx = c(x)
+        mean = xx.mean(axis=1, keepdims=True)
+        var = ((xx - mean) ** 2).mean(axis=1, keepdims=True)
+        h = (xx - mean) / np.sqrt(var + c(1e-5)) * c(ln_g) + c(ln_b)
+        q, k, v = h @ c(wq), h @ c(wk), h @ c(wv)
+        s = (q @ k.T) * c(0.25)
+        e = np.exp(s - s.max(axis=1, keepdims=True))
+        p = e / e.sum(axis=1, keepdims=True)
+        r = xx + (p @ v) @ c(wo)
+        n = r / np.sqrt((r * r).mean(axis=1, keepdims=True) + c(1e-6)) * c(rms_g)
+        f1 = n @ c(w1)
+        g = f1 * (1 + c(erf(f1 / math.sqrt(2)))) / 2
+        y = r + g @ c(w2)
+        logits = y @ c(wout)
+        m = logits.max(axis=1, keepdims=True)
+        logp = logits - m - np.log(np.exp(logits - m).sum(axis=1, keepdims=True))
+        return y, logp
+
+    y64, logp64 = block(np.float64)
+    y32, logp32 = block(f32)
+    check_close("transformer_block y", y32, y64, rtol=1e-4, atol=1e-5)
+    check_close("transformer_block logp", logp32, logp64, rtol=1e-4, atol=1e-5)
+    # log_softmax rows are log-probabilities: they sum to 1 after exp.
+    check_close("transformer_block logp normalised", np.exp(logp64).sum(axis=1), np.ones(t))
+    write_example("transformer_block",
+                  dict(x=x, ln_g=ln_g, ln_b=ln_b, wq=wq, wk=wk, wv=wv, wo=wo, rms_g=rms_g,
+                       w1=w1, w2=w2, wout=wout),
+                  dict(y=y64.astype(f32), logp=logp64.astype(f32)))
+
+
 def main():
     make_mlp()
     make_softmax()
@@ -251,6 +302,7 @@ def main():
     make_moving_average()
     make_kv_cache_update()
     make_prefix_sum()
+    make_transformer_block()
 
 
 if __name__ == "__main__":

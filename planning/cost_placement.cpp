@@ -85,7 +85,13 @@ class PlacementSimulation {
     for (SlotId s : ins.outputs) out.push_back(ValueExtent{staging_.slot_type(s).dtype, p_.slot_extents[s]});
     EngineCostModel model = c.cost;
     if (fused) model.launch_latency_ns = 0;
-    return estimate_ns(model, op_work(ins.kind, ins.attrs, in, out));
+    return estimate_ns(model, op_work(ins.kind, ins.attrs, in, out, extension_of(ins)));
+  }
+
+  /// The registered family of an extension instruction (null otherwise).
+  const ExtensionFamily* extension_of(const ExecInstruction& ins) const {
+    const auto* ext = ins.kind == OpKind::Extension ? std::get_if<ExtensionAttrs>(&ins.attrs) : nullptr;
+    return ext && p_.config ? p_.config->find_extension(ext->family).get() : nullptr;
   }
 
   static bool fusable(const ExecInstruction& ins) {

@@ -54,6 +54,7 @@ Result<PrepareAnswer> prepare_extension_immediate(const RuntimeConfig& config,
   request.binding = binding_for(config, *engine, engine->capabilities.default_storage_class);
   request.specialization.inputs = std::vector<InputRequirement>(inputs.size());
   request.projection.inputs = std::vector<InputProjection>(inputs.size());
+  attach_extension_slot(config, request);
   const std::string who = "engine '" + id + "' preparing extension '" + op.family + "' eagerly";
   std::shared_ptr<Engine> object = engines ? engines(engine_id) : nullptr;
   if (!object) return Error{ErrorCode::EngineDown, who + ": the engine is not available"};

@@ -64,8 +64,12 @@ struct Walk {
 };
 
 Walk walk_program(const ExecProgram& p, std::span<const Endpoint> endpoints,
-                  const CanFuseRegions& can_fuse, std::span<const uint32_t> queues) {
+                  const CanFuseRegions& can_fuse, std::span<const uint32_t> queues, uint32_t max_members) {
   Walk walk;
+  // A full region takes no more members: the instruction opens a new one.
+  auto full = [&](int32_t region) {
+    return max_members != 0 && walk.regions[static_cast<size_t>(region)].members.size() >= max_members;
+  };
   walk.region_of.assign(p.instructions.size(), kNone);
   std::vector<int32_t> dep_max(p.slots.size(), kNone);
   std::map<std::string, int32_t> latest;  // newest region per endpoint and shape
@@ -106,12 +110,12 @@ Walk walk_program(const ExecProgram& p, std::span<const Endpoint> endpoints,
         else if (dep_max[s] >= deepest)
           convex = false;
       }
-      if (writes_operand && convex && r.endpoint == endpoints[i] && r.shape == shape)
+      if (writes_operand && convex && r.endpoint == endpoints[i] && r.shape == shape && !full(deepest))
         chosen = deepest;
     }
     if (chosen == kNone && (queues.empty() || queues[i] == BatchWork::kAnyQueue)) {
       auto it = latest.find(key);
-      if (it != latest.end() && it->second > deepest) chosen = it->second;
+      if (it != latest.end() && it->second > deepest && !full(it->second)) chosen = it->second;
     }
     if (chosen == kNone) {
       chosen = static_cast<int32_t>(walk.regions.size());
@@ -145,7 +149,7 @@ std::vector<SlotId> region_inputs(const ExecProgram& p, const std::vector<uint32
 
 Result<std::vector<ElementwiseRegion>> plan_elementwise_regions(
     const ExecProgram& program, std::span<const Endpoint> instruction_endpoints,
-    const CanFuseRegions& can_fuse, std::span<const uint32_t> instruction_queues) {
+    const CanFuseRegions& can_fuse, std::span<const uint32_t> instruction_queues, uint32_t max_compute_members) {
   const size_t n = program.instructions.size();
   if (instruction_endpoints.size() != n)
     return Error{ErrorCode::Internal, "region planning got " +
@@ -155,7 +159,7 @@ Result<std::vector<ElementwiseRegion>> plan_elementwise_regions(
   if (!instruction_queues.empty() && instruction_queues.size() != n)
     return Error{ErrorCode::Internal, "region planning got " + std::to_string(instruction_queues.size()) +
                                           " instruction queues for " + std::to_string(n) + " instructions"};
-  Walk walk = walk_program(program, instruction_endpoints, can_fuse, instruction_queues);
+  Walk walk = walk_program(program, instruction_endpoints, can_fuse, instruction_queues, max_compute_members);
 
   // Keep the regions with at least two compute members, renumbered in
   // order of opening (= order of their first compute member).

@@ -93,11 +93,14 @@ using CanFuseRegions = std::function<bool(const Endpoint&)>;
 
 /// Plans the regions of `program`, whose instruction i runs at
 /// `instruction_endpoints[i]`, on queue `instruction_queues[i]` (empty:
-/// every instruction kAnyQueue). Errors: Internal when a non-empty list
-/// does not have one entry per instruction.
+/// every instruction kAnyQueue). A region holds at most
+/// `max_compute_members` compute instructions (0: no limit): an instruction
+/// that would join a full region opens a new one instead. Errors: Internal
+/// when a non-empty list does not have one entry per instruction.
 Result<std::vector<ElementwiseRegion>> plan_elementwise_regions(
     const ExecProgram& program, std::span<const Endpoint> instruction_endpoints,
-    const CanFuseRegions& can_fuse, std::span<const uint32_t> instruction_queues = {});
+    const CanFuseRegions& can_fuse, std::span<const uint32_t> instruction_queues = {},
+    uint32_t max_compute_members = 0);
 
 /// For each instruction, the index of its region in `regions`, or -1.
 std::vector<int32_t> region_of_instructions(size_t instruction_count,

@@ -139,7 +139,7 @@ class ContextResolver {
       const EngineEntry* e = config_->find_engine(d.binding.endpoint.engine);
       PlacementCandidate c{d.binding.endpoint, e && e->capabilities.cost ? *e->capabilities.cost : nominal_cost_model(), 1};
       if (e && c.cost.lanes > 1 && e->capabilities.queues >= c.cost.lanes) c.lanes = c.cost.lanes;
-      c.fuses_elementwise = e && e->capabilities.fused_elementwise_regions;
+      c.fuses_elementwise = e && e->capabilities.fused_elementwise_regions && options_.compiler.fuse_elementwise;
       candidates.push_back(std::move(c));
     }
     const auto extents = slot_extents();
@@ -460,6 +460,7 @@ class ContextResolver {
     ctx.config = config_;
     ctx.program = program_;
     ctx.staging = staging_;
+    ctx.compiler = options_.compiler;
     ctx.root_placement = selection.empty() ? *empty_root : selection[0].binding.endpoint;
     TENACT_ASSIGN_OR_RETURN(ctx.input_endpoints, resolve_inputs(selection));
     std::vector<Endpoint> instruction_endpoints;
@@ -494,10 +495,10 @@ class ContextResolver {
     for (const Endpoint& e : ctx.input_endpoints) ids.insert(e.engine);
     for (const std::string& id : ids)
       if (const EngineEntry* e = config_->find_engine(id)) root.engines.push_back(e->identity);
-    root.compiler_options = "";
+    root.compiler_options = options_.compiler_text();
     if (const EngineEntry* primary = config_->find_engine(ctx.root_placement.engine))
       root.planning = planning_key(*primary, config_->policy());
-    root.prepare_options = options_.canonical_text();
+    root.prepare_options = options_.placement_text();
     root.input_endpoints = ctx.input_endpoints;
     for (const OpPlacement& p : ctx.schedule->placement)
       if (p.queue != BatchWork::kAnyQueue) {
@@ -567,7 +568,7 @@ std::string PlacementConstraint::to_string() const {
   return out;
 }
 
-std::string PrepareOptions::canonical_text() const {
+std::string PrepareOptions::placement_text() const {
   std::string out;
   if (!placement.is_any()) {
     // In the caller's order, which is the preference order of the plan;
@@ -577,7 +578,22 @@ std::string PrepareOptions::canonical_text() const {
     if (placement.storage_class)
       out += ";storage=" + std::to_string(placement.storage_class->size()) + ":" + *placement.storage_class;
   }
-  if (policy != PlacementPolicy::Auto) out += std::string{out.empty() ? "" : ";"} + "policy=" + std::string{to_string(policy)};
+  return out;
+}
+
+std::string PrepareOptions::compiler_text() const {
+  std::string out;
+  auto add = [&out](const std::string& item) { out += (out.empty() ? "" : ";") + item; };
+  if (!compiler.fuse_elementwise) add("fuse=0");
+  if (compiler.max_region_ops != 0) add("max_region_ops=" + std::to_string(compiler.max_region_ops));
+  if (policy != PlacementPolicy::Auto) add("policy=" + std::string{to_string(policy)});
+  return out;
+}
+
+std::string PrepareOptions::canonical_text() const {
+  std::string out = placement_text();
+  const std::string compiler_part = compiler_text();
+  if (!compiler_part.empty()) out += (out.empty() ? "" : ";") + compiler_part;
   return out;
 }
 

@@ -132,6 +132,9 @@ struct PreparationContext {
   std::vector<Endpoint> input_endpoints;
   std::shared_ptr<const ScheduledGraph> schedule;
   std::shared_ptr<const RootIdentity> root_identity;
+  /// The compiler options it was resolved under (the root identity holds
+  /// their text): region planning reads them.
+  CompilerOptions compiler;
   /// Dispatch selections tried before this one was accepted (all storage
   /// classes together).
   uint64_t search_attempts = 0;

@@ -56,8 +56,20 @@ std::string_view to_string(PlacementPolicy policy) noexcept;
 /// The policy named by to_string's text; nullopt for anything else.
 std::optional<PlacementPolicy> parse_placement_policy(std::string_view text) noexcept;
 
+/// What changes the staged program or the plan beyond the placement
+/// constraint: part of the prepared key (PreparedKey's compiler options).
+struct CompilerOptions {
+  /// Plan elementwise regions (one fused pass each) on engines that can
+  /// fuse them; off: every op runs as its own kernel.
+  bool fuse_elementwise = true;
+  /// The most compute ops one elementwise region holds (0: no limit).
+  uint32_t max_region_ops = 0;
+  friend bool operator==(const CompilerOptions&, const CompilerOptions&) = default;
+};
+
 struct PrepareOptions {
   PlacementConstraint placement;
+  CompilerOptions compiler;
   /// Part of the key (canonical_text): plans made under different
   /// policies are different entries.
   PlacementPolicy policy = PlacementPolicy::Auto;
@@ -71,8 +83,15 @@ struct PrepareOptions {
   bool retryable = false;
 
   /// The part of the options that shapes the plan, canonical ("" for the
-  /// defaults): equal texts mean equal plans.
+  /// defaults): equal texts mean equal plans. placement_text() and
+  /// compiler_text() joined by ';' (each left out when empty).
   std::string canonical_text() const;
+  /// The placement constraint ("engines=...;storage=..."; "" for any).
+  std::string placement_text() const;
+  /// The compiler options and the placement policy ("fuse=0",
+  /// "max_region_ops=8", "policy=round_robin", joined by ';'; "" for the
+  /// defaults): the prepared key's compiler-options field.
+  std::string compiler_text() const;
 };
 
 }  // namespace tenact

@@ -105,6 +105,7 @@ OpPrepareRequest request_for(const PreparationContext& context, const PreparedEn
   r.specialization = key.requirements();
   r.projection = key.projection();
   r.fixed_symbols = fixed;
+  attach_extension_slot(*context.config, r);
   return r;
 }
 
@@ -148,15 +149,16 @@ Result<std::shared_ptr<const PreparedRoot>> make_prepared_root(const Preparation
   for (size_t i = 0; i < context.dispatch.size(); ++i)
     queues.push_back(context.schedule ? context.schedule->queue_of(i) : BatchWork::kAnyQueue);
   const RuntimeConfigPtr config = context.config;
+  const bool fuse = context.compiler.fuse_elementwise;
   TENACT_ASSIGN_OR_RETURN(
       root->regions,
       plan_elementwise_regions(
           *context.staging, endpoints,
-          [config](const Endpoint& e) {
+          [config, fuse](const Endpoint& e) {
             const EngineEntry* engine = config ? config->find_engine(e.engine) : nullptr;
-            return engine && engine->capabilities.fused_elementwise_regions;
+            return fuse && engine && engine->capabilities.fused_elementwise_regions;
           },
-          queues));
+          queues, context.compiler.max_region_ops));
   ByteCount c;
   c.add(sizeof(PreparedRoot));
   c.add(root_identity_retained_bytes(*root->identity));

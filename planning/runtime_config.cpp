@@ -30,12 +30,62 @@ Status check_endpoint(const Endpoint& e, const char* which) {
   return ok_status();
 }
 
+// Gives `engine` the slot of a registered family (see with_extension).
+void attach_extension(EngineEntry& engine, const RegisteredExtension& extension) {
+  const std::string& name = extension.family->name;
+  for (ExtensionSlot& slot : engine.extension_slots)
+    if (slot.family == name) {
+      slot.definition = extension.family;
+      return;
+    }
+  if (!engine.capabilities.host_extension_kernels || !extension.family->prepare_host) return;
+  std::string payload;
+  if (auto own = engine.extension_payloads.find(name); own != engine.extension_payloads.end()) {
+    payload = own->second;
+  } else if (auto given = extension.planning_configs.find(engine.identity.id);
+             given != extension.planning_configs.end()) {
+    payload = given->second;
+  }
+  ExtensionSlot slot = make_extension_slot(name, std::move(payload));
+  slot.definition = extension.family;
+  engine.extension_slots.push_back(std::move(slot));
+  engine.capabilities.extension_families.push_back(name);
+}
+
 }  // namespace
+
+ExtensionFamilyPtr RuntimeConfig::find_extension(std::string_view family) const {
+  for (const RegisteredExtension& e : extensions_)
+    if (e.family->name == family) return e.family;
+  return nullptr;
+}
+
+Result<RuntimeConfigPtr> RuntimeConfig::with_extension(ExtensionFamilyPtr family,
+                                                       std::map<std::string, std::string> planning_configs) const {
+  if (!family) return invalid("register an extension family: no family given");
+  TENACT_TRY(check_extension_family(*family));
+  if (find_extension(family->name))
+    return invalid("extension family '" + family->name + "' is registered already");
+  TENACT_ASSIGN_OR_RETURN(auto copy, next());
+  copy->extensions_.push_back(RegisteredExtension{std::move(family), std::move(planning_configs)});
+  for (EngineEntry& engine : copy->engines_) attach_extension(engine, copy->extensions_.back());
+  return RuntimeConfigPtr{std::move(copy)};
+}
+
+void attach_extension_slot(const RuntimeConfig& config, OpPrepareRequest& request) {
+  const auto* attrs = std::get_if<ExtensionAttrs>(&request.attrs);
+  if (request.kind != OpKind::Extension || attrs == nullptr) return;
+  const EngineEntry* engine = config.find_engine(request.binding.endpoint.engine);
+  const ExtensionSlot* slot = engine ? engine->extension_slot(attrs->family) : nullptr;
+  if (slot == nullptr) return;
+  request.extension = slot->definition;
+  request.planning_config = slot->payload;
+}
 
 ExtensionSlot make_extension_slot(std::string family, std::string payload) {
   const Fingerprint fp = xxh3_128(payload);
   return ExtensionSlot{std::move(family), std::make_shared<const std::string>(std::move(payload)),
-                       fp};
+                       fp, nullptr};
 }
 
 const ExtensionSlot* EngineEntry::extension_slot(std::string_view family) const {
@@ -113,7 +163,7 @@ Result<RuntimeConfigPtr> RuntimeConfig::with_engine(EngineRegistration reg) cons
       return invalid(who + ": accepted input storage class '" + s +
                      "' is not one of its storage classes " + list_text(caps.storage_classes));
   for (const auto& [family, payload] : reg.extension_payloads)
-    if (!caps.has_extension(family))
+    if (!caps.has_extension(family) && !caps.host_extension_kernels)
       return invalid(who + " has no slot for extension family '" + family +
                      "' but a planning payload was given for it; its families are " +
                      list_text(caps.extension_families));
@@ -128,12 +178,14 @@ Result<RuntimeConfigPtr> RuntimeConfig::with_engine(EngineRegistration reg) cons
   entry.identity.registration = *registration;
   entry.capabilities = std::move(reg.capabilities);
   entry.preference = reg.preference;
+  entry.extension_payloads = std::move(reg.extension_payloads);
   for (const std::string& family : entry.capabilities.extension_families) {
     if (entry.extension_slot(family)) continue;  // a family listed twice gets one slot
-    auto it = reg.extension_payloads.find(family);
+    auto it = entry.extension_payloads.find(family);
     entry.extension_slots.push_back(
-        make_extension_slot(family, it == reg.extension_payloads.end() ? "" : it->second));
+        make_extension_slot(family, it == entry.extension_payloads.end() ? "" : it->second));
   }
+  for (const RegisteredExtension& extension : extensions_) attach_extension(entry, extension);
 
   copy->registrations_[entry.identity.id] = *registration;
   if (!copy->order_.count(entry.identity.id)) copy->order_[entry.identity.id] = copy->next_order_++;

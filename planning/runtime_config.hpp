@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/extension.hpp"
 #include "core/program.hpp"
 #include "engines/engine.hpp"
 #include "transfer/transfer_route.hpp"
@@ -36,6 +37,11 @@ struct ExtensionSlot {
   std::shared_ptr<const std::string> payload;
   /// XXH3-128 of the payload bytes.
   Fingerprint payload_fingerprint;
+  /// The family's definition when it was registered with the runtime
+  /// (RuntimeConfig::with_extension); null for a slot an engine declared
+  /// and implements on its own. Names are unique per runtime, so the
+  /// family name stands for the definition in keys and equality.
+  ExtensionFamilyPtr definition;
 
   std::string_view payload_bytes() const { return payload ? *payload : std::string_view{}; }
   friend bool operator==(const ExtensionSlot& a, const ExtensionSlot& b) {
@@ -56,6 +62,9 @@ struct EngineEntry {
   uint32_t preference = 0;
   /// One slot per family of capabilities.extension_families, in that order.
   std::vector<ExtensionSlot> extension_slots;
+  /// The planning payloads the registration gave, by family (kept for
+  /// families registered with the runtime later).
+  std::map<std::string, std::string> extension_payloads;
 
   const std::string& id() const { return identity.id; }
   const ExtensionSlot* extension_slot(std::string_view family) const;
@@ -81,9 +90,17 @@ struct EngineRegistration {
   EngineCapabilities capabilities;
   uint32_t preference = 0;
   /// family -> payload; every family must be one of
-  /// capabilities.extension_families (families without one get an empty
-  /// payload).
+  /// capabilities.extension_families, or the engine must run host
+  /// extension kernels (the family may be registered with the runtime
+  /// later); families without one get an empty payload.
   std::map<std::string, std::string> extension_payloads;
+};
+
+/// An extension family registered with the runtime, with the planning
+/// payloads given for it by engine id.
+struct RegisteredExtension {
+  ExtensionFamilyPtr family;
+  std::map<std::string, std::string> planning_configs;
 };
 
 class RuntimeConfig;
@@ -104,6 +121,10 @@ class RuntimeConfig {
   const EngineEntry* find_engine(std::string_view id) const;
   /// True when some registered engine has a slot for `family`.
   bool has_extension_family(std::string_view family) const;
+  /// The families registered with with_extension, in registration order.
+  const std::vector<RegisteredExtension>& extensions() const { return extensions_; }
+  /// The registered definition of `family` (null: none registered).
+  ExtensionFamilyPtr find_extension(std::string_view family) const;
   /// The last registration number given to `id` (0: never registered).
   uint64_t last_registration(std::string_view id) const;
 
@@ -123,6 +144,16 @@ class RuntimeConfig {
   /// storage class not among them, an accepted input storage class not
   /// among them, or a payload for a family the engine has no slot for.
   Result<RuntimeConfigPtr> with_engine(EngineRegistration registration) const;
+  /// Registers an extension family. Every engine with
+  /// host_extension_kernels gets a slot for it when it has a host kernel
+  /// (prepare_host), now and when registered later; a slot's payload is
+  /// the one the engine's registration gave for the family, else
+  /// `planning_configs`'s for the engine id, else empty. An engine that
+  /// declared a slot of that name itself keeps it, with the definition
+  /// attached. Errors: InvalidAttribute for a family
+  /// check_extension_family refuses or a name registered already.
+  Result<RuntimeConfigPtr> with_extension(ExtensionFamilyPtr family,
+                                          std::map<std::string, std::string> planning_configs = {}) const;
   /// Errors: InvalidAttribute when no engine `id` is registered. Routes
   /// that name the engine stay (planning only uses routes between
   /// registered engines).
@@ -154,11 +185,18 @@ class RuntimeConfig {
   std::vector<EngineEntry> engines_;
   std::vector<TransferRoute> routes_;
   std::vector<std::string> providers_;
+  std::vector<RegisteredExtension> extensions_;
   /// Last registration number per engine id, kept after removal.
   std::map<std::string, uint64_t, std::less<>> registrations_;
   /// First-registration order of the current engines (preference ties).
   std::map<std::string, uint64_t, std::less<>> order_;
   uint64_t next_order_ = 0;
 };
+
+/// For an extension op request bound to an engine of `config`: sets
+/// request.extension and request.planning_config from that engine's slot
+/// for the op's family (left null where there is none). Other requests are
+/// left as they are.
+void attach_extension_slot(const RuntimeConfig& config, OpPrepareRequest& request);
 
 }  // namespace tenact

@@ -10,6 +10,7 @@ packages=(
   libcaf-dev libasio-dev libopenblas-dev catch2 nlohmann-json3-dev
   libxxhash-dev libssl-dev libbenchmark-dev
   python3 python3-numpy               # Debian's python3: the tests' NumPy oracle
+  doxygen                             # the API reference (docs target, docs_reference test)
 )
 
 missing=()

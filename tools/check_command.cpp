@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/program_json.hpp"
+#include "extensions/builtin_extensions.hpp"
 #include "core/tensor_io.hpp"
 #include "tools/cli.hpp"
 
@@ -47,7 +48,7 @@ int run_check(const std::vector<std::string>& args, std::ostream& out, std::ostr
     err << "tenact check: " << text.error().to_string() << "\n";
     return kInvalid;
   }
-  ValidationReport report = load_program_all(*text);
+  ValidationReport report = load_program_all(*text, builtin_extension_registry());
   if (!report.errors.empty()) {
     err << args[0] << ": invalid program, " << report.errors.size() << " error"
         << (report.errors.size() == 1 ? "" : "s") << ":\n";

@@ -26,6 +26,7 @@ const std::vector<Command>& commands();
 int run_check(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run_inspect(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int run_run_op(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 /// Prints "tenact NAME: MESSAGE\nTry 'tenact NAME --help'." and returns kUsage.
 int usage_error(std::string_view command, std::string_view message, std::ostream& err);

@@ -113,6 +113,26 @@ const std::vector<Command>& commands() {
        "Exit status: 0 success, 1 invalid program, data or placement (or a\n"
        "preparation error, printed with its code), 2 usage error.\n",
        run_inspect},
+      {"run-op", "run one extension op (e.g. tenact.softmax) eagerly on one engine",
+       "Usage: tenact run-op FAMILY [--attr KEY=VALUE ...] --input NAME=FILE ...\n"
+       "                     [--engine ID] [--threads N] [--print-json] [--out DIR]\n\n"
+       "Runs one op of extension FAMILY (the built-in module 'tenact': tenact.softmax,\n"
+       "tenact.log_softmax, tenact.layer_norm, tenact.rms_norm, tenact.gelu; see\n"
+       "docs/program-format.md) on the operands read from the --input files, in the\n"
+       "order given (NAME only labels an operand in messages). The op is validated by\n"
+       "its family, prepared directly on the engine (no program, no prepare cache) and\n"
+       "run; where the engine refuses it, it runs as a one-op program placed there.\n\n"
+       "  --attr KEY=VALUE   an attribute; VALUE is JSON (1, 1e-5, [0, 1], \"x\", true)\n"
+       "                     or, when it is not, a string: --attr approximate=tanh\n"
+       "  --input NAME=FILE  an operand (.npy or JSON tensor); repeat in operand order\n"
+       "  --engine ID        cpu (default), cpu:N or sim:N\n"
+       "  --threads N        worker threads of a CPU engine, 1 to 1024\n"
+       "  --print-json       print {\"outputs\": {\"y\": {\"dtype\", \"shape\", \"data\"}}}\n"
+       "  --out DIR          write each result as DIR/y.npy (several: y0.npy, y1.npy, ...)\n\n"
+       "Without --print-json or --out, prints each result's dtype and shape (and its\n"
+       "values when small).\n"
+       "Exit status: 0 success, 1 invalid op, data or engine, 2 usage error.\n",
+       run_run_op},
       {"stress", "check the runtime under many concurrent seeded random jobs (and faults) against the CPU engine",
        stress::stress_help(), stress::stress_command},
   };

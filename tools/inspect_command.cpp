@@ -14,6 +14,7 @@
 #include <set>
 
 #include "core/program_json.hpp"
+#include "extensions/builtin_extensions.hpp"
 #include "core/tensor_io.hpp"
 #include "engines/cpu/cpu_engine.hpp"
 #include "engines/sim/sim_links.hpp"
@@ -163,7 +164,7 @@ int run_inspect(const std::vector<std::string>& args, std::ostream& out, std::os
     err << "tenact inspect: " << e.to_string() << "\n";
     return kInvalid;
   };
-  auto loaded = load_program_file(parsed->program);
+  auto loaded = load_program_file(parsed->program, builtin_extension_registry());
   if (!loaded.ok()) return fail(loaded.error());
   auto program = std::make_shared<const SemanticProgram>(std::move(*loaded));
   setup::EngineSetupOptions engine_options;
@@ -191,6 +192,11 @@ int run_inspect(const std::vector<std::string>& args, std::ostream& out, std::os
     if (!next.ok()) return fail(next.error());
     config = *next;
     engines[identity.id] = engine;
+  }
+  for (const ExtensionFamilyPtr& family : builtin_extension_families()) {
+    auto next = config->with_extension(family);
+    if (!next.ok()) return fail(next.error());
+    config = *next;
   }
   if (made->world) {
     auto next = config->with_transfer_provider(sim::kSimLinkProvider);

@@ -20,6 +20,7 @@
 #include "core/json_text.hpp"
 #include "core/output_folder.hpp"
 #include "core/program_json.hpp"
+#include "extensions/builtin_extensions.hpp"
 #include "core/tensor_io.hpp"
 #include "core/value_file_name.hpp"
 #include "actors/runtime.hpp"
@@ -237,7 +238,7 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     err << "tenact run: " << e.to_string() << "\n";
     return kInvalid;
   };
-  auto loaded = load_program_file(parsed->program);
+  auto loaded = load_program_file(parsed->program, builtin_extension_registry());
   if (!loaded.ok()) return fail(loaded.error());
   auto shared_program = std::make_shared<const SemanticProgram>(std::move(*loaded));
   const SemanticProgram* program = shared_program.get();
@@ -245,6 +246,7 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (!inputs.ok()) return fail(inputs.error());
 
   RuntimeOptions options;
+  options.builtin_extensions = true;
   if (!parsed->trace.empty()) options.trace = std::make_shared<TraceRecorder>();
   Runtime runtime{options};
   if (Status started = runtime.status(); !started.ok()) return fail(started.error());

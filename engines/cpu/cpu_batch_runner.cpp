@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "engines/cpu/kernels/kernel.hpp"
+#include "engines/host_extension.hpp"
 
 namespace tenact::cpu {
 
@@ -66,7 +67,9 @@ class BatchRunner {
     std::vector<HostTensor> inputs;
     inputs.reserve(op.operands.size());
     for (const BatchRef& ref : op.operands) inputs.push_back(value(ref));
-    KernelCall call{op.op->kind, op.op->attrs, inputs, op.op->results, work_.symbols, &pool_};
+    const HostExtensionPlan* extension = host_extension_plan(*op.op);
+    KernelCall call{op.op->kind, op.op->attrs, inputs, op.op->results, work_.symbols, &pool_,
+                    extension ? &extension->kernel : nullptr};
     auto r = run_kernel(call);
     if (!r.ok()) return r.error().with_context(describe(work_, i));
     results_[i] = std::move(*r);

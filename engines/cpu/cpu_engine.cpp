@@ -7,6 +7,7 @@
 #include "engines/cpu/cpu_batch_runner.hpp"
 #include "engines/cpu/kernels/blas_threads.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
+#include "engines/host_extension.hpp"
 
 namespace tenact::cpu {
 
@@ -33,6 +34,7 @@ CpuEngine::CpuEngine(Passkey, CpuEngineOptions options, std::unique_ptr<WorkerPo
   capabilities_.op_families = {OpFamily::Elementwise, OpFamily::Reduction, OpFamily::Indexing,
                                OpFamily::Dot, OpFamily::Layout};
   capabilities_.accepted_input_storage = options.storage_classes;
+  capabilities_.host_extension_kernels = true;
   capabilities_.fused_elementwise_regions = options.fuse_regions;
   capabilities_.queues = static_cast<uint32_t>(pool_->thread_count());
   if (options.cost_estimates) capabilities_.cost = cpu_cost_model(pool_->thread_count());
@@ -63,6 +65,7 @@ CpuEngine::~CpuEngine() {
 }
 
 PrepareAnswer CpuEngine::prepare(const OpPrepareRequest& request) {
+  if (request.kind == OpKind::Extension) return answer_host_extension(identity_, capabilities_, request);
   return answer_core_op(identity_, capabilities_, request);
 }
 
@@ -124,7 +127,9 @@ void CpuEngine::launch(std::shared_ptr<const PreparedOp> op, std::vector<Tensor>
     const uint64_t begin = steady_now_ns();
     auto outcome = guarded("running an op", [&] {
       HostBufferScope scope(results);  // the kernels' results, not the completion's
-      KernelCall call{op->kind, op->attrs, inputs, op->results, symbols, pool};
+      const HostExtensionPlan* extension = host_extension_plan(*op);
+      KernelCall call{op->kind, op->attrs, inputs, op->results, symbols, pool,
+                      extension ? &extension->kernel : nullptr};
       return run_kernel(call);
     });
     ops_run_.fetch_add(1, std::memory_order_relaxed);

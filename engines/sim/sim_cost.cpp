@@ -4,6 +4,7 @@
 #include <variant>
 #include <vector>
 
+#include "engines/host_extension.hpp"
 #include "engines/sim/sim_world.hpp"
 
 namespace tenact::sim {
@@ -18,7 +19,9 @@ KernelWork kernel_work(std::span<const BatchOp> ops, uint32_t first, uint32_t la
   // A region is elementwise: only a kernel of one dot counts multiply-adds.
   const PreparedOp* one = first == last && first < ops.size() ? ops[first].op.get() : nullptr;
   static const OpAttrs kNoAttrs{};
-  return op_work(one ? one->kind : OpKind::Add, one ? one->attrs : kNoAttrs, read, written);
+  const HostExtensionPlan* extension = one ? host_extension_plan(*one) : nullptr;
+  return op_work(one ? one->kind : OpKind::Add, one ? one->attrs : kNoAttrs, read, written,
+                 extension ? extension->family.get() : nullptr);
 }
 
 EngineCostModel cost_model_of(const SimDeviceSpec& device) {

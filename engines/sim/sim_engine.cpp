@@ -1,5 +1,7 @@
 #include "engines/sim/sim_engine.hpp"
 
+#include "engines/host_extension.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -38,6 +40,7 @@ SimEngine::SimEngine(Passkey, SimEngineOptions options, size_t index, std::uniqu
   capabilities_.op_families = {OpFamily::Elementwise, OpFamily::Reduction, OpFamily::Indexing, OpFamily::Dot,
                                OpFamily::Layout};
   capabilities_.accepted_input_storage = {kDeviceStorage};
+  capabilities_.host_extension_kernels = true;  // run on the host, charged by the family's estimate
   capabilities_.fused_elementwise_regions = options.fuse_regions;
   capabilities_.queues = std::max<uint32_t>(1, spec.streams);
   capabilities_.lacks = spec.lacks;
@@ -64,6 +67,7 @@ PrepareAnswer SimEngine::prepare(const OpPrepareRequest& request) {
     return Unsupported{"'" + identity_.id + "': op #" + std::to_string(request.op_index) + " (" +
                        std::string{to_string(request.kind)} + ") fails deterministically (injected fault, seed " +
                        std::to_string(faults.seed) + ")"};
+  if (request.kind == OpKind::Extension) return answer_host_extension(identity_, capabilities_, request);
   return answer_core_op(identity_, capabilities_, request);
 }
 

@@ -216,7 +216,8 @@ TEST_CASE("earliest finish: a device's lanes are its queues, and the queues are 
   auto pref = resolve_costed(w, kCostFork, {}, PlacementPolicy::Preference);
   REQUIRE(pref.ok());
   CHECK(pref->root_identity->op_queues.empty());
-  CHECK(pref->root_identity->prepare_options == "policy=preference");
+  CHECK(pref->root_identity->compiler_options == "policy=preference");
+  CHECK(pref->root_identity->prepare_options.empty());
   CHECK(c->root_identity->prepare_options.empty());
 }
 
@@ -237,7 +238,8 @@ TEST_CASE("auto places by preference when an engine gives no estimates, and roun
   CHECK(placed_engine(*rr, 0) == "a");
   CHECK(placed_engine(*rr, 1) == "plain");
   CHECK(placed_engine(*rr, 2) == "a");
-  CHECK(rr->root_identity->prepare_options == "policy=round_robin");
+  CHECK(rr->root_identity->compiler_options == "policy=round_robin");
+  CHECK(rr->root_identity->prepare_options.empty());
 }
 
 TEST_CASE("placement policies have names, and an unknown name is none", "[planning][placement]") {

@@ -2,7 +2,47 @@
 
 #include <string>
 
+#include "util/worker_pool.hpp"
+
 namespace tenact::cpu {
+
+namespace {
+
+/// The kernels' pool as an extension kernel's HostParallel.
+class PoolParallel final : public HostParallel {
+ public:
+  explicit PoolParallel(WorkerPool* pool) : pool_(pool) {}
+  void for_range(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& body) override {
+    parallel_for(pool_, n, grain, body);
+  }
+
+ private:
+  WorkerPool* pool_;
+};
+
+Result<std::vector<HostTensor>> run_extension(const KernelCall& call) {
+  const auto* attrs = std::get_if<ExtensionAttrs>(&call.attrs);
+  const std::string family = attrs ? attrs->family : std::string{"?"};
+  if (call.extension == nullptr || !*call.extension)
+    return Error{ErrorCode::Unsupported, "no host kernel was prepared for extension family '" + family + "'"};
+  PoolParallel parallel{call.pool};
+  auto results = (*call.extension)(HostKernelArgs{call.inputs, call.result_types, call.symbols, &parallel});
+  if (!results.ok()) return results.error().with_context("extension family '" + family + "'");
+  if (results->size() != call.result_types.size())
+    return Error{ErrorCode::ProviderContract, "extension family '" + family + "' returned " +
+                                                  std::to_string(results->size()) + " results for " +
+                                                  std::to_string(call.result_types.size())};
+  for (size_t i = 0; i < results->size(); ++i)
+    if ((*results)[i].dtype() != call.result_types[i].dtype || !(*results)[i].is_host())
+      return Error{ErrorCode::ProviderContract, "extension family '" + family + "' returned result " +
+                                                    std::to_string(i) + " as " +
+                                                    std::string{to_string((*results)[i].dtype())} +
+                                                    " where " + std::string{to_string(call.result_types[i].dtype)} +
+                                                    " host memory was inferred"};
+  return results;
+}
+
+}  // namespace
 
 Result<std::vector<HostTensor>> run_kernel(const KernelCall& call) {
   switch (family_of(call.kind)) {
@@ -11,7 +51,7 @@ Result<std::vector<HostTensor>> run_kernel(const KernelCall& call) {
     case OpFamily::Reduction: return run_reduction(call);
     case OpFamily::Indexing: return run_indexing(call);
     case OpFamily::Dot: return run_dot_general(call);
-    case OpFamily::Extension: break;
+    case OpFamily::Extension: return run_extension(call);
   }
   return Error{ErrorCode::Unsupported,
                "the CPU kernels do not implement op '" + std::string{to_string(call.kind)} + "'"};

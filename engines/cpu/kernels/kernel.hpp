@@ -23,6 +23,7 @@
 
 #include "core/dim_expr.hpp"
 #include "core/error.hpp"
+#include "core/extension.hpp"
 #include "core/op_attrs.hpp"
 #include "core/op_kind.hpp"
 #include "core/shape.hpp"
@@ -44,6 +45,9 @@ struct KernelCall {
   std::span<const ValueType> result_types;
   const SymbolBindings& symbols;
   WorkerPool* pool = nullptr;
+  /// For an extension op: its family's prepared host kernel (the engine's
+  /// plan holds it); run_kernel calls it with `pool` as its HostParallel.
+  const HostExtensionKernel* extension = nullptr;
 };
 
 /// Runs one op. Errors: Unsupported for an op/dtype the CPU kernels do not

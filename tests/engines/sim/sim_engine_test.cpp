@@ -428,3 +428,48 @@ TEST_CASE("injected allocation and copy failures name the device or the link", "
                             "uploading input 0 to 'sim:0': the copy of 16 bytes from host to sim:0 failed (injected "
                             "fault, seed 6)"});
 }
+
+TEST_CASE("a sim device runs an extension op's host kernel and charges its family's estimate", "[sim][engine][extensions]") {
+  auto negate_family = [](bool estimated) {
+    auto f = std::make_shared<ExtensionFamily>();
+    f->name = "t.neg";
+    f->prepare_host = [](const ExtensionPrepareCall&) -> Result<HostExtensionKernel> {
+      return HostExtensionKernel{[](const HostKernelArgs& args) -> Result<std::vector<HostTensor>> {
+        auto x = args.inputs[0].contiguous().value();
+        auto y = Tensor::zeros(DType::F32, x.shape()).value();
+        for (int64_t i = 0; i < x.element_count(); ++i) y.data_as<float>()[i] = -x.data_as<float>()[i];
+        return std::vector<HostTensor>{y};
+      }};
+    };
+    if (estimated) f->estimate = [](const ExtensionWorkCall&) { return ExtensionWork{5000, 0}; };
+    return f;
+  };
+  for (bool estimated : {false, true}) {
+    INFO("estimated " << estimated);
+    Sim sim{round_platform(1)};
+    SimEngine& dev = *sim.devices[0];
+    CHECK(dev.capabilities().host_extension_kernels);
+    OpPrepareRequest r;
+    r.kind = OpKind::Extension;
+    r.attrs = ExtensionAttrs{"t.neg", "{}"};
+    r.operands = {ValueType{DType::F32, exact_shape({1000})}};
+    r.results = r.operands;
+    r.binding.endpoint = {"sim:0", SimEngine::kDeviceStorage};
+    r.extension = negate_family(estimated);
+    PrepareAnswer answer = dev.prepare(r);
+    auto* plan = std::get_if<std::shared_ptr<const PreparedOp>>(&answer);
+    REQUIRE(plan);
+    BatchWork w;
+    w.inputs = {ramp(1000, 1)};
+    w.ops.push_back({*plan, {BatchRef::input(0)}});
+    w.outputs = {BatchRef::op(0)};
+    w.queue = 0;
+    auto out = run(dev, std::move(w));
+    REQUIRE(out.ok());
+    CHECK(read_back(sim, (*out)[0], *cpu::test_engine({1})).data_as<float>()[7] == -7.0f);
+    // The upload: 500 + 4,000 = 4,500 ns. Without an estimate the op counts
+    // as elementwise: 1,000 ops, 8,000 bytes -> 1,000 + 8,000 ns. With one:
+    // 5,000 ops, 0 bytes -> 1,000 + 5,000 ns.
+    CHECK(sim.world->ready_at((*out)[0]) == (estimated ? 4500 + 6000 : 4500 + 9000));
+  }
+}
