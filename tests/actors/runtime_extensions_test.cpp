@@ -140,7 +140,7 @@ TEST_CASE("the slot's planning configuration reaches the kernel's prepare", "[ex
   CHECK(values(rt, (*on_cpu1)[0]) == std::vector<float>{201, 402, 603, 804});  // x * 2 * 100 + x
 }
 
-TEST_CASE("registering a family is a new epoch; plans made before keep running", "[extensions]") {
+TEST_CASE("registering a family is a new epoch and plans made before keep running", "[extensions]") {
   Runtime rt;
   ScaleFamily scale;
   REQUIRE(rt.register_extension(scale.family()).ok());

@@ -1,5 +1,6 @@
-// Every example program loads, round-trips through save/load unchanged, and
-// declares outputs whose dtypes match the NumPy reference files beside it.
+// Every example program loads (with the built-in extension module registered,
+// as the CLI does), round-trips through save/load unchanged, and declares
+// outputs whose dtypes match the NumPy reference files beside it.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 
 #include "core/program_json.hpp"
 #include "core/tensor_io.hpp"
+#include "extensions/builtin_extensions.hpp"
 
 using namespace tenact;
 namespace fs = std::filesystem;
@@ -37,9 +39,9 @@ TEST_CASE("the examples include the five the foundation asks for", "[examples]")
 TEST_CASE("every example loads and round-trips", "[examples]") {
   for (const auto& path : example_programs()) {
     INFO(path.string());
-    auto p = load_program_file(path.string());
+    auto p = load_program_file(path.string(), builtin_extension_registry());
     REQUIRE(p.ok());
-    auto again = load_program(save_program_json(*p));
+    auto again = load_program(save_program_json(*p), builtin_extension_registry());
     REQUIRE(again.ok());
     CHECK(*again == *p);
     CHECK(again->fingerprint() == p->fingerprint());
@@ -49,7 +51,7 @@ TEST_CASE("every example loads and round-trips", "[examples]") {
 TEST_CASE("example inputs and expected outputs agree with the declared dtypes and ranks", "[examples]") {
   for (const auto& path : example_programs()) {
     INFO(path.string());
-    auto p = load_program_file(path.string());
+    auto p = load_program_file(path.string(), builtin_extension_registry());
     REQUIRE(p.ok());
     const fs::path dir = path.parent_path();
     for (ValueId id : p->inputs()) {
