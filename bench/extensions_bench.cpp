@@ -1,7 +1,10 @@
 // Figures for the built-in module's host kernels (extensions/): ns per
 // element of x, one thread, for each family on f32 rows (the last axis),
 // f32 column tiles (the first axis), bf16 and f64 rows, with the f32 loops
-// of every instruction set this CPU runs. Prints figures, not pass/fail.
+// of every instruction set this CPU runs, next to a STREAM-style scale loop
+// (y = 0.5 * x, f32, the same element count) measured in the same run: the
+// ratio column is a family's f32-rows time over that loop's, the memory
+// bound a one-pass kernel cannot beat. Prints figures, not pass/fail.
 //
 //   extensions_bench [--rows R] [--cols C] [--repeat N]
 #include <algorithm>
@@ -70,6 +73,23 @@ double time_op(BuiltinOp op, const std::string& attrs, const std::vector<HostTen
   return best / static_cast<double>(in[0].element_count());
 }
 
+/// Best of `repeat` runs of y[i] = 0.5f * x[i] over `n` floats, ns per element.
+double time_scale_loop(int64_t n, int repeat) {
+  std::vector<float> x(static_cast<size_t>(n), 1.25f), y(static_cast<size_t>(n));
+  double best = 1e30;
+  for (int r = 0; r < repeat; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    float* __restrict yp = y.data();
+    const float* __restrict xp = x.data();
+    for (int64_t i = 0; i < n; ++i) yp[i] = 0.5f * xp[i];
+    const auto t1 = std::chrono::steady_clock::now();
+    best = std::min(best, std::chrono::duration<double, std::nano>(t1 - t0).count());
+  }
+  volatile float sink = y[static_cast<size_t>(n) / 2];
+  (void)sink;
+  return best / static_cast<double>(n);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -97,8 +117,10 @@ int main(int argc, char** argv) {
   };
   std::printf("ns per element, x [%lld, %lld], one thread, best of %d\n", static_cast<long long>(rows),
               static_cast<long long>(cols), repeat);
-  std::printf("%-18s %-9s %10s %10s %10s %10s\n", "family", "isa", "f32 rows", "f32 cols", "bf16 rows",
-              "f64 rows");
+  const double scale_ns = time_scale_loop(rows * cols, repeat);
+  std::printf("STREAM-style scale loop (f32, y = 0.5 * x): %.3f ns per element\n", scale_ns);
+  std::printf("%-18s %-9s %10s %10s %10s %10s %12s\n", "family", "isa", "f32 rows", "f32 cols", "bf16 rows",
+              "f64 rows", "rows/scale");
   for (LoopIsa isa : {LoopIsa::Baseline, LoopIsa::Avx2, LoopIsa::Avx512}) {
     if (!cpu_runs(isa)) continue;
     for (const Case& c : cases) {
@@ -113,8 +135,9 @@ int main(int argc, char** argv) {
                                   : time_op(c.op, c.attrs_first, inputs(DType::F32, true), isa, repeat);
       const double bf16_rows = time_op(c.op, c.attrs_last, inputs(DType::BF16, false), isa, repeat);
       const double f64_rows = time_op(c.op, c.attrs_last, inputs(DType::F64, false), isa, repeat);
-      std::printf("%-18s %-9s %10.3f %10.3f %10.3f %10.3f\n", c.label, std::string{to_string(isa)}.c_str(),
-                  f32_rows, f32_cols, bf16_rows, f64_rows);
+      std::printf("%-18s %-9s %10.3f %10.3f %10.3f %10.3f %11.2fx\n", c.label,
+                  std::string{to_string(isa)}.c_str(), f32_rows, f32_cols, bf16_rows, f64_rows,
+                  f32_rows / scale_ns);
     }
   }
   return 0;
