@@ -252,34 +252,6 @@ const LoopTable<double> kTable_f64{softmax_f64, log_softmax_f64, layer_norm_f64,
 }  // namespace
 }  // namespace loops
 
-std::string_view to_string(LoopIsa isa) {
-  switch (isa) {
-    case LoopIsa::Baseline: return "baseline";
-    case LoopIsa::Avx2: return "avx2";
-    case LoopIsa::Avx512: return "avx512f";
-  }
-  return "?";
-}
-
-bool cpu_runs(LoopIsa isa) {
-  if (isa == LoopIsa::Baseline) return true;
-#if TENACT_LOOPS_X86
-  // libgcc's feature bits include the OS check (XCR0 saves the ymm/zmm
-  // state), so a true answer means the instructions may run.
-  __builtin_cpu_init();
-  if (isa == LoopIsa::Avx2) return __builtin_cpu_supports("avx2");
-  if (isa == LoopIsa::Avx512) return __builtin_cpu_supports("avx512f");
-#endif
-  return false;
-}
-
-LoopIsa best_loop_isa() {
-  static const LoopIsa best = cpu_runs(LoopIsa::Avx512) ? LoopIsa::Avx512
-                              : cpu_runs(LoopIsa::Avx2) ? LoopIsa::Avx2
-                                                        : LoopIsa::Baseline;
-  return best;
-}
-
 const LoopTable<float>& f32_loops(LoopIsa isa) {
 #if TENACT_LOOPS_X86
   if (isa == LoopIsa::Avx2) return loops::kTable_avx2;

@@ -35,6 +35,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/cpu_isa.hpp"
+
 namespace tenact::builtin {
 
 inline constexpr int kLanes = 16;
@@ -73,15 +75,12 @@ struct LoopTable {
   MapFn<T> gelu_erf, gelu_tanh;
 };
 
-/// The x86 vector widths the f32 loops are compiled for, narrowest first.
-enum class LoopIsa : uint8_t { Baseline, Avx2, Avx512 };
-std::string_view to_string(LoopIsa isa);
-/// True when this CPU and OS run code compiled for `isa`.
-bool cpu_runs(LoopIsa isa);
-/// The widest isa cpu_runs, decided once per process. (The same decision
-/// as the CPU kernels' best_vmath_isa; repeated here because this library
-/// depends on core/ only.)
-LoopIsa best_loop_isa();
+/// The x86 vector widths the f32 loops are compiled for (core/cpu_isa.hpp).
+using LoopIsa = CpuIsa;
+using ::tenact::cpu_runs;
+using ::tenact::to_string;
+/// The widest isa cpu_runs, decided once per process.
+inline LoopIsa best_loop_isa() { return best_cpu_isa(); }
 
 /// The f32 loops compiled for `isa` (precondition: cpu_runs(isa)). Every
 /// table gives the bits of the baseline one.

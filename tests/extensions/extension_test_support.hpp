@@ -19,6 +19,7 @@
 #include "core/half.hpp"
 #include "core/tensor_io.hpp"
 #include "extensions/builtin_extensions.hpp"
+#include "tests/support/fixture_tensors.hpp"
 
 namespace tenact::ext_test {
 
@@ -147,37 +148,10 @@ inline constexpr DType kFloatTypes[] = {DType::F16, DType::BF16, DType::F32, DTy
 
 // -- fixtures ---------------------------------------------------------------------
 
-inline std::string fixture_dir() { return std::string(TENACT_TEST_DATA_DIR) + "/builtin_extensions/"; }
-
-inline HostTensor load(const std::string& path) {
-  auto t = read_tensor_file(path);
-  if (!t.ok()) FAIL("cannot read fixture " << path << ": " << t.error().to_string());
-  return std::move(t).value();
-}
-
-inline std::vector<int64_t> parse_ints(const std::string& text) {
-  std::vector<int64_t> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(std::stoll(item));
-  return out;
-}
-
-/// none, transpose:PERM or slice:START;LIMIT;STEP (gen_cpu_reduction.py's view_of).
-inline HostTensor make_view(const HostTensor& base, const std::string& view) {
-  const auto colon = view.find(':');
-  const std::string kind = view.substr(0, colon);
-  const std::string arg = colon == std::string::npos ? "" : view.substr(colon + 1);
-  if (kind == "none") return base;
-  if (kind == "transpose") return base.transposed(parse_ints(arg));
-  if (kind == "slice") {
-    const auto a = arg.find(';'), b = arg.rfind(';');
-    return base.sliced(parse_ints(arg.substr(0, a)), parse_ints(arg.substr(a + 1, b - a - 1)),
-                       parse_ints(arg.substr(b + 1)));
-  }
-  FAIL("unknown view " << view);
-  return base;
-}
+/// The folder of the built-in module's fixtures, with a final '/'.
+inline std::string fixture_dir() { return test_fixtures::fixture_dir("builtin_extensions"); }
+using test_fixtures::load;
+using test_fixtures::make_view;
+using test_fixtures::parse_ints;
 
 }  // namespace tenact::ext_test

@@ -75,34 +75,6 @@ TileFn tile_for(VmathIsa isa) {
 
 }  // namespace
 
-std::string_view to_string(VmathIsa isa) {
-  switch (isa) {
-    case VmathIsa::Baseline: return "baseline";
-    case VmathIsa::Avx2: return "avx2";
-    case VmathIsa::Avx512: return "avx512f";
-  }
-  return "?";
-}
-
-bool cpu_runs(VmathIsa isa) {
-  if (isa == VmathIsa::Baseline) return true;
-#if TENACT_VMATH_X86
-  // libgcc's feature bits include the OS check (XCR0 saves the ymm/zmm
-  // state), so a true answer means the instructions may run.
-  __builtin_cpu_init();
-  if (isa == VmathIsa::Avx2) return __builtin_cpu_supports("avx2");
-  if (isa == VmathIsa::Avx512) return __builtin_cpu_supports("avx512f");
-#endif
-  return false;
-}
-
-VmathIsa best_vmath_isa() {
-  static const VmathIsa best = cpu_runs(VmathIsa::Avx512) ? VmathIsa::Avx512
-                               : cpu_runs(VmathIsa::Avx2) ? VmathIsa::Avx2
-                                                          : VmathIsa::Baseline;
-  return best;
-}
-
 TileFn vmath_f32_tile(OpKind kind, VmathIsa isa) {
   switch (kind) {
     case OpKind::Exponential: return tile_for<vmath::exp_f32>(isa);

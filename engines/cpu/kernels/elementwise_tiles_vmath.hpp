@@ -17,22 +17,19 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/cpu_isa.hpp"
 #include "core/op_kind.hpp"
 #include "engines/cpu/kernels/elementwise_kernels.hpp"
 
 namespace tenact::cpu::ew {
 
-/// The instruction sets the loops are compiled for, narrowest first.
-enum class VmathIsa : uint8_t { Baseline, Avx2, Avx512 };
-
-std::string_view to_string(VmathIsa isa);
-
-/// True when this CPU and OS run code compiled for `isa` (Baseline: always;
-/// false for the x86 variants on other architectures).
-bool cpu_runs(VmathIsa isa);
+/// The instruction sets the loops are compiled for (core/cpu_isa.hpp).
+using VmathIsa = CpuIsa;
+using ::tenact::cpu_runs;
+using ::tenact::to_string;
 
 /// The widest isa cpu_runs, decided once per process.
-VmathIsa best_vmath_isa();
+inline VmathIsa best_vmath_isa() { return best_cpu_isa(); }
 
 /// The f32 tile loop of `kind` (Exponential, Log, Tanh or Logistic)
 /// compiled for `isa`; nullptr for any other op. Calling a variant the CPU
