@@ -20,6 +20,7 @@
 #include "core/op_kind.hpp"
 #include "engines/cpu/kernels/dtype_dispatch.hpp"
 #include "engines/cpu/kernels/vector_math.hpp"
+#include "engines/cpu/kernels/vector_math_via_f64.hpp"
 
 namespace tenact::cpu::ew {
 
@@ -151,12 +152,18 @@ struct Log {
 
 struct Sine {
   template <class T> static constexpr bool admits = is_float_or_complex_v<T>;
-  template <class C> C operator()(C a) const { return std::sin(a); }
+  template <class C> C operator()(C a) const {
+    if constexpr (std::is_same_v<C, float>) return vmath::sin_f32(a);
+    else return std::sin(a);
+  }
 };
 
 struct Cosine {
   template <class T> static constexpr bool admits = is_float_or_complex_v<T>;
-  template <class C> C operator()(C a) const { return std::cos(a); }
+  template <class C> C operator()(C a) const {
+    if constexpr (std::is_same_v<C, float>) return vmath::cos_f32(a);
+    else return std::cos(a);
+  }
 };
 
 struct Tanh {
@@ -192,6 +199,8 @@ struct ExponentialMinusOne {
       // e^x cos y - 1 = expm1(x) cos y - 2 sin^2(y/2): no cancellation near 0.
       const R h = std::sin(y / 2);
       return C(std::expm1(x) * std::cos(y) - 2 * h * h, std::exp(x) * std::sin(y));
+    } else if constexpr (std::is_same_v<C, float>) {
+      return vmath::expm1_f32(a);
     } else {
       return std::expm1(a);
     }
@@ -207,6 +216,8 @@ struct LogPlusOne {
       if (!(std::fabs(x) < R(0.5) && std::fabs(y) < R(0.5))) return std::log(C(1) + a);
       // log|1+z| = log1p(2x + x^2 + y^2) / 2 keeps the digits near 0.
       return C(std::log1p(x * (2 + x) + y * y) / 2, std::atan2(y, 1 + x));
+    } else if constexpr (std::is_same_v<C, float>) {
+      return vmath::log1p_f32(a);
     } else {
       return std::log1p(a);
     }

@@ -12,6 +12,7 @@
 #include "engines/cpu/kernels/elementwise_tiles_vmath.hpp"
 
 #include "engines/cpu/kernels/vector_math.hpp"
+#include "engines/cpu/kernels/vector_math_via_f64.hpp"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define TENACT_VMATH_X86 1
@@ -35,16 +36,52 @@ template <F32Fn Fn>
   for (int64_t i = 0; i < n; ++i) o[i] = Fn(a[i]);
 }
 
+using F32Test = bool (*)(float);
+
+/// out[i] = Core(in[i]) over the tile, noting whether any input is
+/// Outside (both vectorized), then, only if one is, Libm(in[i]) where
+/// Outside(in[i]): the bits of the scalar `Outside ? Libm : Core`
+/// (vector_math_via_f64.hpp) at the cost of one pass when no input is.
+template <F32Fn Core, F32Test Outside, F32Fn Libm>
+[[gnu::always_inline]] inline void map_f32_checked(const std::byte* const* operands,
+                                                   std::byte* out, int64_t n) {
+  const float* __restrict a = reinterpret_cast<const float*>(operands[0]);
+  float* __restrict o = reinterpret_cast<float*>(out);
+  int any_outside = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    o[i] = Core(a[i]);
+    any_outside |= static_cast<int>(Outside(a[i]));
+  }
+  if (any_outside != 0) [[unlikely]]
+    for (int64_t i = 0; i < n; ++i)
+      if (Outside(a[i])) o[i] = Libm(a[i]);
+}
+
+/// The loop bodies a tile variant inlines, one struct per shape.
 template <F32Fn Fn>
+struct Plain {
+  [[gnu::always_inline]] static void run(const std::byte* const* operands, std::byte* out,
+                                         int64_t n) {
+    map_f32<Fn>(operands, out, n);
+  }
+};
+template <F32Fn Core, F32Test Outside, F32Fn Libm>
+struct Checked {
+  [[gnu::always_inline]] static void run(const std::byte* const* operands, std::byte* out,
+                                         int64_t n) {
+    map_f32_checked<Core, Outside, Libm>(operands, out, n);
+  }
+};
+template <class Body>
 void tile_baseline(const std::byte* const* operands, std::byte* out, int64_t n) {
-  map_f32<Fn>(operands, out, n);
+  Body::run(operands, out, n);
 }
 
 #if TENACT_VMATH_X86
-template <F32Fn Fn>
+template <class Body>
 __attribute__((target("avx2"))) void tile_avx2(const std::byte* const* operands, std::byte* out,
                                                 int64_t n) {
-  map_f32<Fn>(operands, out, n);
+  Body::run(operands, out, n);
 }
 
 // 512-bit vectors: on Zen 4 the tanh loop ran ~1.5x faster than with AVX2
@@ -54,20 +91,20 @@ __attribute__((target("avx2"))) void tile_avx2(const std::byte* const* operands,
 #else
 #define TENACT_VMATH_AVX512_TARGET "avx512f,prefer-vector-width=512"
 #endif
-template <F32Fn Fn>
+template <class Body>
 __attribute__((target(TENACT_VMATH_AVX512_TARGET))) void tile_avx512(
     const std::byte* const* operands, std::byte* out, int64_t n) {
-  map_f32<Fn>(operands, out, n);
+  Body::run(operands, out, n);
 }
 #endif
 
-template <F32Fn Fn>
+template <class Body>
 TileFn tile_for(VmathIsa isa) {
   switch (isa) {
-    case VmathIsa::Baseline: return &tile_baseline<Fn>;
+    case VmathIsa::Baseline: return &tile_baseline<Body>;
 #if TENACT_VMATH_X86
-    case VmathIsa::Avx2: return &tile_avx2<Fn>;
-    case VmathIsa::Avx512: return &tile_avx512<Fn>;
+    case VmathIsa::Avx2: return &tile_avx2<Body>;
+    case VmathIsa::Avx512: return &tile_avx512<Body>;
 #endif
     default: return nullptr;
   }
@@ -77,10 +114,18 @@ TileFn tile_for(VmathIsa isa) {
 
 TileFn vmath_f32_tile(OpKind kind, VmathIsa isa) {
   switch (kind) {
-    case OpKind::Exponential: return tile_for<vmath::exp_f32>(isa);
-    case OpKind::Log: return tile_for<vmath::log_f32>(isa);
-    case OpKind::Tanh: return tile_for<vmath::tanh_f32>(isa);
-    case OpKind::Logistic: return tile_for<vmath::logistic_f32>(isa);
+    case OpKind::Exponential: return tile_for<Plain<vmath::exp_f32>>(isa);
+    case OpKind::Log: return tile_for<Plain<vmath::log_f32>>(isa);
+    case OpKind::Tanh: return tile_for<Plain<vmath::tanh_f32>>(isa);
+    case OpKind::Logistic: return tile_for<Plain<vmath::logistic_f32>>(isa);
+    case OpKind::ExponentialMinusOne: return tile_for<Plain<vmath::expm1_f32>>(isa);
+    case OpKind::LogPlusOne: return tile_for<Plain<vmath::log1p_f32>>(isa);
+    case OpKind::Sine:
+      return tile_for<Checked<vmath::sin_f32_core, vmath::trig_f32_fallback, vmath::sin_f32_libm>>(
+          isa);
+    case OpKind::Cosine:
+      return tile_for<Checked<vmath::cos_f32_core, vmath::trig_f32_fallback, vmath::cos_f32_libm>>(
+          isa);
     default: return nullptr;
   }
 }

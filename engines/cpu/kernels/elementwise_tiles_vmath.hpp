@@ -1,4 +1,5 @@
-// The f32 tile loops of exp, log, tanh and logistic (vector_math.hpp),
+// The f32 tile loops of exp, log, tanh and logistic (vector_math.hpp) and
+// of sine, cosine, expm1 and log1p (vector_math_via_f64.hpp),
 // compiled once per x86 vector width and picked at run time: the baseline
 // build is SSE2 (4 lanes), and these loops are compute-bound (tanh: ~2.5 ns
 // per element on SSE2, ~4x less with 16 lanes), so they are the ones worth
@@ -6,7 +7,8 @@
 //
 // Contract: every variant computes exactly the bits of the baseline loop
 // (and of a scalar call of the vmath function). The functions use only
-// IEEE-rounded add, sub, mul, div, 32-bit integer ops and bitwise selects,
+// IEEE-rounded add, sub, mul, div, f32 <-> f64 conversions, 32- and
+// 64-bit integer ops and bitwise selects,
 // which give the same result at any vector width; the translation unit is
 // compiled with fp-contract=off, because AVX-512F brings FMA instructions
 // and g++ contracts a*b+c into them by default in C++ (even with
@@ -31,9 +33,10 @@ using ::tenact::to_string;
 /// The widest isa cpu_runs, decided once per process.
 inline VmathIsa best_vmath_isa() { return best_cpu_isa(); }
 
-/// The f32 tile loop of `kind` (Exponential, Log, Tanh or Logistic)
-/// compiled for `isa`; nullptr for any other op. Calling a variant the CPU
-/// does not run (cpu_runs false) is undefined behaviour.
+/// The f32 tile loop of `kind` (Exponential, Log, Tanh, Logistic,
+/// ExponentialMinusOne, LogPlusOne, Sine or Cosine) compiled for `isa`;
+/// nullptr for any other op. Calling a variant the CPU does not run
+/// (cpu_runs false) is undefined behaviour.
 TileFn vmath_f32_tile(OpKind kind, VmathIsa isa);
 
 }  // namespace tenact::cpu::ew

@@ -2,7 +2,8 @@
 // fixtures (tests/fixtures/gen_cpu_*.py): where a unit's fixtures are,
 // reading manifest fields, loading a
 // fixture array, building the operand view a manifest line describes, an
-// element as a complex double, half an ulp of a dtype, and dense tensors from
+// element as a complex double, half an ulp of a dtype, the ulp distance
+// of two bit patterns, and dense tensors from
 // literal values. Also declares the layout and indexing fixture harness,
 // defined in layout_test.cpp (same test binary). Test-only; every definition
 // here is inline so several test files can include it (and, in a unity
@@ -14,11 +15,14 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -35,6 +39,20 @@ using test_fixtures::load;
 using test_fixtures::make_view;
 using test_fixtures::parse_ints;
 using test_fixtures::split;
+
+/// Distance in units in the last place between two values of one real
+/// format (ordered bit patterns); 0 when both are NaN, huge when one is.
+template <class Bits>
+inline uint64_t ulp_distance_bits(Bits a, Bits b, bool a_nan, bool b_nan) {
+  if (a_nan || b_nan) return a_nan && b_nan ? 0 : std::numeric_limits<uint64_t>::max();
+  using S = std::make_signed_t<Bits>;
+  constexpr Bits sign = Bits(1) << (sizeof(Bits) * 8 - 1);
+  auto ordered = [](Bits x) -> int64_t {
+    return (x & sign) ? -static_cast<int64_t>(static_cast<S>(x & ~sign)) : static_cast<int64_t>(x);
+  };
+  const int64_t d = ordered(a) - ordered(b);
+  return static_cast<uint64_t>(d < 0 ? -d : d);
+}
 
 /// Element i of a dense tensor as a complex double (bool/int as numbers).
 inline std::complex<double> value_at(const HostTensor& t, int64_t i) {
