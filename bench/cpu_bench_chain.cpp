@@ -2,8 +2,11 @@
 // (a) fused by run_program_on_cpu, (b) op by op by the same runner, (c) as
 // a hand-written loop over the engine's pool, and (info) as the fused
 // region alone, with 0.5 as a rank-0 input instead of a materialised
-// constant. (a) and (b) run the same f32 tanh tile loop, in the widest
-// instruction set the CPU has (elementwise_tiles_vmath.hpp); the note names it.
+// constant (on the pool and on the calling thread alone), next to STREAM's
+// triad over the same element count on the pool and on one thread: the
+// memory bound a streaming loop reaches. (a) and (b) run the same f32 tanh
+// tile loop, in the widest instruction set the CPU has
+// (elementwise_tiles_vmath.hpp); the note names it.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -63,6 +66,18 @@ void hand_loop(WorkerPool& pool, const float* a, const float* b, const float* c,
   parallel_for(&pool, kChainElements, cpu::kElementwiseGrain, [=](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) y[i] = std::tanh(a[i] * b[i] + c[i]) * 0.5f + a[i];
   });
+}
+
+// STREAM's triad in f32, y = a + 3·b: the bandwidth a streaming loop gets
+// on this machine (12 bytes per element: two reads, one write, as STREAM
+// counts them). pool == nullptr: the calling thread alone.
+constexpr double kTriadBytesPerElement = 12.0;
+void triad(WorkerPool* pool, const float* a, const float* b, float* y) {
+  auto body = [=](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) y[i] = a[i] + 3.0f * b[i];
+  };
+  if (pool == nullptr) body(0, kChainElements);
+  else parallel_for(pool, kChainElements, cpu::kElementwiseGrain, body);
 }
 
 Status first_output(Result<std::vector<HostTensor>> r, HostTensor& out) {
@@ -154,6 +169,18 @@ void bench_elementwise_chain(BenchContext& ctx) {
         auto r = kernel->run(region_inputs, &engine.pool());
         return r.ok() ? ok_status() : Status{std::move(r).error()};
       },
+      [&]() -> Status {
+        auto r = kernel->run(region_inputs, nullptr);
+        return r.ok() ? ok_status() : Status{std::move(r).error()};
+      },
+      [&]() -> Status {
+        triad(&engine.pool(), a->data_as<float>(), b->data_as<float>(), hand_out->data_as<float>());
+        return ok_status();
+      },
+      [&]() -> Status {
+        triad(nullptr, a->data_as<float>(), b->data_as<float>(), hand_out->data_as<float>());
+        return ok_status();
+      },
   };
   auto samples = run_interleaved(ctx.options.reps(11), variants);
   if (!samples.ok()) {
@@ -163,6 +190,12 @@ void bench_elementwise_chain(BenchContext& ctx) {
   const double bytes = kChainBytesPerElement * static_cast<double>(kChainElements);
   auto gbps = [&](size_t i) { return bytes / (*samples)[i].pick(ctx.options.statistic) / kGB; };
   const double g_fused = gbps(0), g_ops = gbps(1), g_hand = gbps(2), g_region = gbps(3);
+  const double g_region_1 = gbps(4);
+  const double triad_bytes = kTriadBytesPerElement * static_cast<double>(kChainElements);
+  auto triad_gbps = [&](size_t i) {
+    return triad_bytes / (*samples)[i].pick(ctx.options.statistic) / kGB;
+  };
+  const double g_triad = triad_gbps(5), g_triad_1 = triad_gbps(6);
   char note[96];
   const std::string isa{cpu::ew::to_string(cpu::ew::best_vmath_isa())};
   std::snprintf(note, sizeof note, "vs op-by-op runner %.2f GB/s (f32 tanh loop: %s)", g_ops,
@@ -172,6 +205,12 @@ void bench_elementwise_chain(BenchContext& ctx) {
   ctx.table.add({"chain fused runner / hand loop", g_fused, "GB/s", g_fused / g_hand, 0.8, false, note});
   ctx.table.add({"chain fused region alone (info)", g_region, "GB/s", g_region / g_hand,
                  std::nullopt, false, "0.5 as rank-0 input; ratio vs hand loop"});
+  std::snprintf(note, sizeof note, "vs STREAM triad f32, pool threads, %.2f GB/s", g_triad);
+  ctx.table.add({"chain fused runner / triad", g_fused, "GB/s", g_fused / g_triad, 0.7, false, note});
+  std::snprintf(note, sizeof note, "region alone vs STREAM triad f32, one thread, %.2f GB/s",
+                g_triad_1);
+  ctx.table.add({"chain fused, one thread / triad", g_region_1, "GB/s", g_region_1 / g_triad_1, 0.7,
+                 false, note});
 }
 
 }  // namespace tenact::bench
