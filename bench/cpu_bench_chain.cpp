@@ -115,6 +115,13 @@ void bench_elementwise_chain(BenchContext& ctx) {
   const cpu::CpuRunOptions fused{.fuse_elementwise = true};
   const cpu::CpuRunOptions op_by_op{.fuse_elementwise = false};
   cpu::CpuEngine& engine = ctx.engine;
+  // Results come from memory with the CPU engine's allocation policy (its
+  // default size-class cache), as they do on the engine's own threads:
+  // run_program_on_cpu and FusedKernel::run allocate from the calling
+  // thread's source.
+  auto results_memory =
+      HostBufferSource::create(Endpoint{"bench", "host"}, cpu::default_cpu_host_cache());
+  HostBufferScope results_scope(results_memory.get());
 
   // Results and statistics of one run each, before timing.
   HostTensor y_fused, y_ops, y_region;

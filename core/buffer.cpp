@@ -64,6 +64,11 @@ Result<std::byte*> heap_allocate(size_t bytes, size_t zero_bytes) {
   return static_cast<std::byte*>(p);
 }
 
+/// The bytes heap_allocate zeroes for a buffer of `bytes` filled as `fill`.
+size_t zeroed_bytes(size_t bytes, BufferFill fill) {
+  return fill == BufferFill::Zeroed ? rounded_heap_bytes(bytes) : 0;
+}
+
 }  // namespace
 
 Result<std::byte*> host_heap_allocate(size_t bytes) { return heap_allocate(bytes, rounded_heap_bytes(bytes)); }
@@ -92,14 +97,15 @@ Result<std::shared_ptr<Buffer>> Buffer::adopt(std::byte* address, size_t bytes, 
   }
 }
 
-Result<std::shared_ptr<Buffer>> Buffer::allocate_unowned(size_t bytes) {
-  TENACT_ASSIGN_OR_RETURN(std::byte * address, host_heap_allocate(bytes));
+Result<std::shared_ptr<Buffer>> Buffer::allocate_unowned(size_t bytes, BufferFill fill) {
+  TENACT_ASSIGN_OR_RETURN(std::byte * address,
+                          heap_allocate(bytes, zeroed_bytes(bytes, fill)));
   return adopt(address, bytes, kTensorAlignment, Endpoint::unowned_host(), true, unowned_host_heap());
 }
 
-Result<std::shared_ptr<Buffer>> Buffer::allocate(size_t bytes) {
-  if (t_host_source != nullptr) return t_host_source->allocate(bytes);
-  return allocate_unowned(bytes);
+Result<std::shared_ptr<Buffer>> Buffer::allocate(size_t bytes, BufferFill fill) {
+  if (t_host_source != nullptr) return t_host_source->allocate(bytes, fill);
+  return allocate_unowned(bytes, fill);
 }
 
 Buffer::~Buffer() { owner_->release(data_, size_); }
@@ -191,9 +197,9 @@ void HostBufferSource::uncount_allocation(size_t bytes) {
   allocations_.fetch_sub(1, std::memory_order_relaxed);
 }
 
-Result<std::byte*> HostBufferSource::take_block(size_t bytes) {
+Result<std::byte*> HostBufferSource::take_block(size_t bytes, BufferFill fill) {
   const uint64_t class_bytes = class_of(bytes);
-  const size_t zero = rounded_heap_bytes(bytes);
+  const size_t zero = zeroed_bytes(bytes, fill);
   std::byte* block = nullptr;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -206,8 +212,9 @@ Result<std::byte*> HostBufferSource::take_block(size_t bytes) {
   }
   if (block != nullptr) {
     // A warm block: zero what the buffer covers (its size rounded up to
-    // kTensorAlignment, as the heap path does), outside the lock.
-    std::memset(block, 0, zero);
+    // kTensorAlignment, as the heap path does; nothing for Unspecified),
+    // outside the lock.
+    if (zero > 0) std::memset(block, 0, zero);
     return block;
   }
   TENACT_ASSIGN_OR_RETURN(block, heap_allocate(class_bytes, zero));
@@ -215,11 +222,13 @@ Result<std::byte*> HostBufferSource::take_block(size_t bytes) {
   return block;
 }
 
-Result<std::shared_ptr<Buffer>> HostBufferSource::allocate(size_t bytes) {
+Result<std::shared_ptr<Buffer>> HostBufferSource::allocate(size_t bytes, BufferFill fill) {
   // Counted first, so that a capacity refuses before any memory is taken;
   // a failed adopt releases through release(), which takes the bytes off.
   TENACT_TRY(count_allocation(bytes));
-  Result<std::byte*> address = cacheable(bytes) ? take_block(bytes) : host_heap_allocate(bytes);
+  Result<std::byte*> address =
+      cacheable(bytes) ? take_block(bytes, fill)
+                       : heap_allocate(bytes, zeroed_bytes(bytes, fill));
   if (!address.ok()) {
     uncount_allocation(bytes);
     return address.error();

@@ -52,16 +52,24 @@ class BufferAllocator {
   virtual void release(std::byte* address, size_t bytes) noexcept = 0;
 };
 
+/// What a new host buffer holds. Zeroed: zeros. Unspecified: whatever its
+/// memory held (zeros, or an earlier buffer's bytes of the same source), for
+/// a caller that writes every byte before anything reads it (a kernel's
+/// results): it skips the memset a reused or heap block would need.
+enum class BufferFill : uint8_t { Zeroed, Unspecified };
+
 class Buffer {
  public:
-  /// `bytes` (0 allowed) of zero-filled, kTensorAlignment-aligned host
-  /// memory from the calling thread's host buffer source (see the file
-  /// comment). Errors: LimitExceeded above kMaxTensorBytes;
-  /// ResourceExhausted when the memory cannot be had.
-  static Result<std::shared_ptr<Buffer>> allocate(size_t bytes);
+  /// `bytes` (0 allowed) of kTensorAlignment-aligned host memory from the
+  /// calling thread's host buffer source (see the file comment),
+  /// zero-filled unless `fill` says Unspecified. Errors: LimitExceeded
+  /// above kMaxTensorBytes; ResourceExhausted when the memory cannot be had.
+  static Result<std::shared_ptr<Buffer>> allocate(size_t bytes,
+                                                  BufferFill fill = BufferFill::Zeroed);
   /// The same from the process heap, as unowned host memory, whatever
   /// source is installed.
-  static Result<std::shared_ptr<Buffer>> allocate_unowned(size_t bytes);
+  static Result<std::shared_ptr<Buffer>> allocate_unowned(size_t bytes,
+                                                          BufferFill fill = BufferFill::Zeroed);
 
   /// Wraps memory `owner` handed out at `address`; `owner->release` gets
   /// it back when the last reference drops. Errors: ResourceExhausted when
@@ -190,7 +198,7 @@ class HostBufferSource : public BufferAllocator,
   /// zero-filled over the requested bytes rounded up to kTensorAlignment
   /// (what the heap path zeroes too); the rest of its class, never part of
   /// the buffer, may hold earlier buffers' data of this source.
-  Result<std::shared_ptr<Buffer>> allocate(size_t bytes);
+  Result<std::shared_ptr<Buffer>> allocate(size_t bytes, BufferFill fill = BufferFill::Zeroed);
   void release(std::byte* address, size_t bytes) noexcept override;
   MemoryStats stats() const;
   /// Gives every cached block back to the heap: reserved then counts alive
@@ -213,7 +221,7 @@ class HostBufferSource : public BufferAllocator,
   /// Whether `bytes` goes through the cache: a pure function of `bytes`
   /// and cache_, so release() decides as allocate() did.
   bool cacheable(size_t bytes) const;
-  Result<std::byte*> take_block(size_t bytes);
+  Result<std::byte*> take_block(size_t bytes, BufferFill fill);
   /// Adds `bytes` to the allocated count (and its peak); with a capacity,
   /// only when they fit (LimitExceeded otherwise, nothing counted).
   Status count_allocation(size_t bytes);

@@ -118,9 +118,9 @@ std::vector<int64_t> row_major_strides(std::span<const int64_t> dims) {
 
 // -- HostTensor ----------------------------------------------------------------
 
-Result<HostTensor> HostTensor::zeros(DType dtype, std::vector<int64_t> shape) {
+Result<HostTensor> HostTensor::new_dense(DType dtype, std::vector<int64_t> shape, BufferFill fill) {
   TENACT_ASSIGN_OR_RETURN(uint64_t bytes, checked_byte_size(dtype, shape));
-  TENACT_ASSIGN_OR_RETURN(auto buffer, Buffer::allocate(static_cast<size_t>(bytes)));
+  TENACT_ASSIGN_OR_RETURN(auto buffer, Buffer::allocate(static_cast<size_t>(bytes), fill));
   HostTensor t;
   t.buffer_ = std::move(buffer);
   t.dtype_ = dtype;
@@ -128,6 +128,14 @@ Result<HostTensor> HostTensor::zeros(DType dtype, std::vector<int64_t> shape) {
   t.shape_ = std::move(shape);
   t.offset_ = 0;
   return t;
+}
+
+Result<HostTensor> HostTensor::zeros(DType dtype, std::vector<int64_t> shape) {
+  return new_dense(dtype, std::move(shape), BufferFill::Zeroed);
+}
+
+Result<HostTensor> HostTensor::for_overwrite(DType dtype, std::vector<int64_t> shape) {
+  return new_dense(dtype, std::move(shape), BufferFill::Unspecified);
 }
 
 Result<HostTensor> HostTensor::view(std::shared_ptr<Buffer> buffer, DType dtype,

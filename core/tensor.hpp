@@ -42,6 +42,10 @@ class Tensor {
   /// A new dense row-major host tensor, zero-filled, in memory from the
   /// calling thread's host buffer source (Buffer::allocate).
   static Result<Tensor> zeros(DType dtype, std::vector<int64_t> shape);
+  /// The same without the zero fill (BufferFill::Unspecified): its elements
+  /// hold unspecified bytes until written. For a result its producer
+  /// writes in full before anyone reads it.
+  static Result<Tensor> for_overwrite(DType dtype, std::vector<int64_t> shape);
   /// A view over an existing buffer. Precondition: every reachable element
   /// lies inside the buffer (checked; error otherwise).
   static Result<Tensor> view(std::shared_ptr<Buffer> buffer, DType dtype,
@@ -90,6 +94,9 @@ class Tensor {
   bool bitwise_equal(const Tensor& other) const;
 
  private:
+  /// zeros and for_overwrite.
+  static Result<Tensor> new_dense(DType dtype, std::vector<int64_t> shape, BufferFill fill);
+
   std::shared_ptr<Buffer> buffer_;
   DType dtype_ = DType::F32;
   std::vector<int64_t> shape_;

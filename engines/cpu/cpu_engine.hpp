@@ -29,6 +29,17 @@
 
 namespace tenact::cpu {
 
+/// The CPU engine's default size-class cache of each storage class (see
+/// CpuEngineOptions::host_cache): on, freed blocks up to 128 MiB kept, 256
+/// MiB per storage class at most.
+inline HostCacheOptions default_cpu_host_cache() {
+  HostCacheOptions o;
+  o.enabled = true;
+  o.max_cached_bytes = uint64_t{256} << 20;
+  o.max_cached_block = size_t{128} << 20;
+  return o;
+}
+
 struct CpuEngineOptions {
   /// Worker threads; 0 = the machine's hardware concurrency; at most
   /// WorkerPool::kMaxThreads.
@@ -48,15 +59,16 @@ struct CpuEngineOptions {
   /// engine e.g. {"pinned"} to have two kinds of host memory to copy between.
   std::vector<std::string> storage_classes = {"host"};
   /// The size-class cache of each storage class's memory (HostCacheOptions
-  /// in core/buffer.hpp). Off by default: memory_stats then keep
-  /// reserved == allocated and an idle engine holds no freed memory. On,
-  /// freed results up to 32 MiB are kept (256 MiB per storage class at
-  /// most) and handed to later kernels, re-zeroed, instead of going back
-  /// to the heap: ~70 ns saved per buffer at 4 KiB, and no heap trim and
-  /// page re-faulting for a working set of a few MiB (allocator_bench).
-  /// (`= {}` keeps aggregate initialisations like CpuEngineOptions{2} free
-  /// of -Wmissing-field-initializers.)
-  HostCacheOptions host_cache = {};
+  /// in core/buffer.hpp), default_cpu_host_cache(): freed results are kept
+  /// and handed to later kernels instead of going back to the heap
+  /// (re-zeroed for a zero-filled request, as they are, with no memset,
+  /// for results a kernel writes in full: BufferFill::Unspecified). That saves ~70 ns per
+  /// buffer at 4 KiB (allocator_bench) and, for large results, the page
+  /// faults and the kernel's zeroing of fresh pages (cpu_bench's chain: a
+  /// 64 MiB result). The price: an idle engine holds up to 256 MiB per
+  /// storage class of freed memory (memory_stats' cached_bytes) until it
+  /// is destroyed. `enabled = false` restores reserved == allocated.
+  HostCacheOptions host_cache = default_cpu_host_cache();
   /// Declares cpu_cost_model(threads) as its cost estimates (placement is
   /// then cost-aware where every candidate engine has estimates).
   bool cost_estimates = true;

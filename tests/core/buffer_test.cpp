@@ -285,6 +285,54 @@ TEST_CASE("a caching source hands a freed block out again, zero-filled", "[buffe
   CHECK(all_zero(again->data(), (size_t{3} << 20) - 64));
 }
 
+TEST_CASE("an Unspecified allocation reuses a freed block as it is and counts as any other",
+          "[buffer][cache]") {
+  auto source = HostBufferSource::create(Endpoint{"cpu", "host"}, cache_on());
+  auto a = source->allocate(1000).value();
+  std::byte* const address = a->data();
+  std::memset(address, 0xAB, 1000);
+  a.reset();
+  // The same class, no memset: the earlier bytes are still there (past
+  // the first few, where the free list kept its link).
+  auto b = source->allocate(990, BufferFill::Unspecified).value();
+  CHECK(b->data() == address);
+  CHECK(b->size() == 990);
+  CHECK(b->data()[64] == std::byte{0xAB});
+  CHECK(b->data()[989] == std::byte{0xAB});
+  CHECK(source->stats().allocated_bytes == 990);
+  b.reset();
+  // A zero-filled request after it is zeroed again.
+  auto c = source->allocate(1000).value();
+  CHECK(c->data() == address);
+  CHECK(all_zero(c->data(), 1000));
+  c.reset();
+  // Over the cap of the cache (bypassing it) and without a source, an
+  // Unspecified buffer is still a usable buffer of the size asked for.
+  auto big = source->allocate(40u << 20, BufferFill::Unspecified).value();
+  CHECK(big->size() == (40u << 20));
+  std::memset(big->data(), 1, big->size());
+  auto unowned = Buffer::allocate_unowned(100, BufferFill::Unspecified).value();
+  CHECK(unowned->size() == 100);
+  big.reset();
+  CHECK(source->stats().allocated_bytes == 0);
+  CHECK(source->stats().allocations == source->stats().releases);
+}
+
+TEST_CASE("Tensor::for_overwrite gives a dense row-major tensor of the shape asked for",
+          "[buffer][cache]") {
+  auto source = HostBufferSource::create(Endpoint{"cpu", "host"}, cache_on());
+  HostBufferScope scope(source.get());
+  auto t = Tensor::for_overwrite(DType::F64, {3, 4}).value();
+  CHECK(t.shape() == std::vector<int64_t>{3, 4});
+  CHECK(t.strides() == std::vector<int64_t>{4, 1});
+  CHECK(t.buffer()->size() == 96);
+  CHECK(t.endpoint() == Endpoint{"cpu", "host"});
+  CHECK(source->stats().allocated_bytes == 96);
+  auto bad = Tensor::for_overwrite(DType::F32, {-1});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().code() == Tensor::zeros(DType::F32, {-1}).error().code());
+}
+
 TEST_CASE("a caching source counts allocated, reserved, cached and peak bytes exactly",
           "[buffer][cache]") {
   auto source = HostBufferSource::create(Endpoint{"cpu", "host"}, cache_on());
