@@ -142,15 +142,15 @@ bool is_signaling_nan(float x) {
 
 struct Worst {
   uint64_t ulps = 0;
-  float at = 0, at2 = 0;
+  float at = 0;
   uint64_t off_by_one = 0;  // results 1 ulp from the rounded reference
   void merge(const Worst& o) {
-    if (o.ulps > ulps) ulps = o.ulps, at = o.at, at2 = o.at2;
+    if (o.ulps > ulps) ulps = o.ulps, at = o.at;
     off_by_one += o.off_by_one;
   }
-  void see(uint64_t d, float x, float y = 0) {
+  void see(uint64_t d, float x) {
     if (d == 1) ++off_by_one;
-    if (d > ulps) ulps = d, at = x, at2 = y;
+    if (d > ulps) ulps = d, at = x;
   }
 };
 

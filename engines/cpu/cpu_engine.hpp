@@ -62,8 +62,9 @@ struct CpuEngineOptions {
   /// in core/buffer.hpp), default_cpu_host_cache(): freed results are kept
   /// and handed to later kernels instead of going back to the heap
   /// (re-zeroed for a zero-filled request, as they are, with no memset,
-  /// for results a kernel writes in full: BufferFill::Unspecified). That saves ~70 ns per
-  /// buffer at 4 KiB (allocator_bench) and, for large results, the page
+  /// for results a kernel writes in full: BufferFill::Unspecified). That
+  /// saves ~70 ns per buffer at 4 KiB (allocator_bench) and, for large
+  /// results, the page
   /// faults and the kernel's zeroing of fresh pages (cpu_bench's chain: a
   /// 64 MiB result). The price: an idle engine holds up to 256 MiB per
   /// storage class of freed memory (memory_stats' cached_bytes) until it

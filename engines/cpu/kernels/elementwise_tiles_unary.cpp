@@ -27,8 +27,8 @@ TileFn unary_for(DType t) {
 
 TileFn unary_tile_for(OpKind kind, DType t) {
   // f32 exp/log/tanh/logistic/expm1/log1p/sine/cosine: the widest copy
-  // this CPU runs (same bits as
-  // unary_tile<Op, float>, see elementwise_tiles_vmath.hpp).
+  // this CPU runs (same bits as unary_tile<Op, float>, see
+  // elementwise_tiles_vmath.hpp).
   if (t == DType::F32)
     if (TileFn wide = vmath_f32_tile(kind, best_vmath_isa())) return wide;
   switch (kind) {

@@ -26,52 +26,42 @@ namespace {
 
 using F32Fn = float (*)(float);
 
-/// out[i] = Fn(in[i]): the body every variant inlines (a default-target
-/// function may be inlined into a wider-target one, not the reverse).
-template <F32Fn Fn>
-[[gnu::always_inline]] inline void map_f32(const std::byte* const* operands, std::byte* out,
-                                           int64_t n) {
-  const float* __restrict a = reinterpret_cast<const float*>(operands[0]);
-  float* __restrict o = reinterpret_cast<float*>(out);
-  for (int64_t i = 0; i < n; ++i) o[i] = Fn(a[i]);
-}
-
 using F32Test = bool (*)(float);
 
-/// out[i] = Core(in[i]) over the tile, noting whether any input is
-/// Outside (both vectorized), then, only if one is, Libm(in[i]) where
-/// Outside(in[i]): the bits of the scalar `Outside ? Libm : Core`
-/// (vector_math_via_f64.hpp) at the cost of one pass when no input is.
-template <F32Fn Core, F32Test Outside, F32Fn Libm>
-[[gnu::always_inline]] inline void map_f32_checked(const std::byte* const* operands,
-                                                   std::byte* out, int64_t n) {
-  const float* __restrict a = reinterpret_cast<const float*>(operands[0]);
-  float* __restrict o = reinterpret_cast<float*>(out);
-  int any_outside = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    o[i] = Core(a[i]);
-    any_outside |= static_cast<int>(Outside(a[i]));
-  }
-  if (any_outside != 0) [[unlikely]]
-    for (int64_t i = 0; i < n; ++i)
-      if (Outside(a[i])) o[i] = Libm(a[i]);
-}
-
-/// The loop bodies a tile variant inlines, one struct per shape.
+/// The loop bodies every variant inlines (a default-target function may be
+/// inlined into a wider-target one, not the reverse), one struct per shape.
+/// Plain: out[i] = Fn(in[i]).
 template <F32Fn Fn>
 struct Plain {
   [[gnu::always_inline]] static void run(const std::byte* const* operands, std::byte* out,
                                          int64_t n) {
-    map_f32<Fn>(operands, out, n);
+    const float* __restrict a = reinterpret_cast<const float*>(operands[0]);
+    float* __restrict o = reinterpret_cast<float*>(out);
+    for (int64_t i = 0; i < n; ++i) o[i] = Fn(a[i]);
   }
 };
+
+/// Checked: out[i] = Core(in[i]) over the tile, noting whether any input is
+/// Outside (both vectorized), then, only if one is, Libm(in[i]) where
+/// Outside(in[i]): the bits of the scalar `Outside ? Libm : Core`
+/// (vector_math_via_f64.hpp) at the cost of one pass when no input is.
 template <F32Fn Core, F32Test Outside, F32Fn Libm>
 struct Checked {
   [[gnu::always_inline]] static void run(const std::byte* const* operands, std::byte* out,
                                          int64_t n) {
-    map_f32_checked<Core, Outside, Libm>(operands, out, n);
+    const float* __restrict a = reinterpret_cast<const float*>(operands[0]);
+    float* __restrict o = reinterpret_cast<float*>(out);
+    int any_outside = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      o[i] = Core(a[i]);
+      any_outside |= static_cast<int>(Outside(a[i]));
+    }
+    if (any_outside != 0) [[unlikely]]
+      for (int64_t i = 0; i < n; ++i)
+        if (Outside(a[i])) o[i] = Libm(a[i]);
   }
 };
+
 template <class Body>
 void tile_baseline(const std::byte* const* operands, std::byte* out, int64_t n) {
   Body::run(operands, out, n);

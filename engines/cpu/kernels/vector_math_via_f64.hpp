@@ -49,18 +49,16 @@ namespace tenact::cpu::vmath {
 
 namespace via_f64 {
 
-/// c ? a : b through 64-bit masks (if-converts, see vector_math.hpp's select).
-inline double select(bool c, double a, double b) {
-  const uint64_t m = 0ull - static_cast<uint64_t>(c);
-  return std::bit_cast<double>((std::bit_cast<uint64_t>(a) & m) |
-                               (std::bit_cast<uint64_t>(b) & ~m));
-}
-/// mask ? a : b for a mask of all ones or all zeros (from integer bit
-/// arithmetic: SSE2 has no 64-bit integer compare, and one keeps the
-/// baseline loop scalar).
+/// mask ? a : b for a mask of all ones or all zeros. Built from integer bit
+/// arithmetic where it can be (SSE2 has no 64-bit integer compare, and one
+/// keeps the baseline loop scalar).
 inline double select_mask(uint64_t mask, double a, double b) {
   return std::bit_cast<double>((std::bit_cast<uint64_t>(a) & mask) |
                                (std::bit_cast<uint64_t>(b) & ~mask));
+}
+/// c ? a : b through a 64-bit mask (if-converts, see vector_math.hpp's select).
+inline double select(bool c, double a, double b) {
+  return select_mask(0ull - static_cast<uint64_t>(c), a, b);
 }
 inline double abs_bits(double x) {
   return std::bit_cast<double>(std::bit_cast<uint64_t>(x) & 0x7fffffffffffffffull);
