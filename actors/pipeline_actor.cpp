@@ -47,6 +47,9 @@ struct PipelineActorState {
   /// Enqueue-behind-events runs only: per batch id, per copy id.
   std::unordered_map<uint64_t, EnqueuedBatch> enqueued;
   std::vector<CopyProducer> producers;
+  /// Enqueue-behind-events runs only: per unit, the batch it was enqueued
+  /// in (0: none yet).
+  std::vector<uint64_t> unit_batch;
   /// Tracing only: per batch, the instruction each batch op runs.
   std::unordered_map<uint64_t, std::vector<uint32_t>> batch_instructions;
   uint64_t next_batch = 0;
@@ -94,6 +97,8 @@ BatchWork build_work(const PipelineRun& run, const std::vector<uint32_t>& units,
   auto add_op = [&](uint32_t instruction, const std::shared_ptr<const PreparedOp>& op) {
     const ExecInstruction& ins = staging.instructions[instruction];
     BatchOp batch_op{op, {}};
+    if (const PlannedDestinations* planned = run.destinations().get(); planned && ins.semantic_op < planned->by_op.size())
+      batch_op.destinations = planned->by_op[ins.semantic_op];
     batch_op.operands.reserve(ins.inputs.size());
     for (SlotId s : ins.inputs) batch_op.operands.push_back(refs.at(s));
     const auto index = static_cast<uint32_t>(work.ops.size());
@@ -157,6 +162,19 @@ Status enqueue_behind_events(PipelineActorState& st, const PipelineRun& run, uin
     if (std::find(work.waits.begin(), work.waits.end(), producer->second.signal) == work.waits.end())
       work.waits.push_back(producer->second.signal);
   }
+  // Dependencies that pass no value (order edges: a state's readers before
+  // its in-place update) wait on their batch's signal too.
+  for (uint32_t u : batch.units) {
+    st.unit_batch[u] = id;
+    for (uint32_t d : run.unit(u).dependencies) {
+      const uint64_t other = st.unit_batch[d];
+      if (other == 0 || other == id) continue;
+      auto producer = st.enqueued.find(other);
+      if (producer == st.enqueued.end()) continue;  // done before this batch was enqueued
+      if (std::find(work.waits.begin(), work.waits.end(), producer->second.signal) == work.waits.end())
+        work.waits.push_back(producer->second.signal);
+    }
+  }
   const std::vector<CopyId> made = run.batch_output_ids(batch.units);
   for (size_t k = 0; k < made.size(); ++k) st.producers[made[k]] = CopyProducer{id, static_cast<uint32_t>(k)};
   mine.signal = Event::create("batch " + std::to_string(id) + " at " + run.plan().endpoint(batch.location).to_string());
@@ -173,7 +191,10 @@ void dispatch(Self* self, Runtime::Impl* rt) {
   PipelineRun& run = *st.init->run;
   auto me = caf::actor_cast<pipeline_actor_type>(self);
   const bool behind_events = rt->options.enqueue_behind_events;
-  if (behind_events && st.producers.empty()) st.producers.resize(run.plan().copy_count());
+  if (behind_events && st.producers.empty()) {
+    st.producers.resize(run.plan().copy_count());
+    st.unit_batch.assign(run.unit_count(), 0);
+  }
   for (PipelineBatch& batch : behind_events ? run.take_all_batches() : run.take_ready_batches()) {
     const uint64_t id = ++st.next_batch;
     auto job = std::make_shared<BatchJob>();
@@ -380,7 +401,7 @@ void run_single_batch(Runtime::Impl* rt, PipelineRun run, const SymbolBindings& 
 
 void spawn_pipeline(Runtime::Impl* rt, std::shared_ptr<const PreparedProgram> program,
                     std::vector<Tensor> inputs, SymbolBindings symbols, ExecuteCallback done,
-                    ExecutionStats* stats, uint64_t not_before_ns) {
+                    ExecutionStats* stats, uint64_t not_before_ns, PlannedDestinationsPtr destinations) {
   PipelinePlanPtr plan = rt->plans().find(*program);
   if (!plan) {
     // Not built with its entry (the cache has let it go since, or it could
@@ -393,6 +414,7 @@ void spawn_pipeline(Runtime::Impl* rt, std::shared_ptr<const PreparedProgram> pr
   const bool fast = rt->options.direct_single_batch && !rt->options.trace && single_batch(*plan);
   auto run = PipelineRun::start(std::move(plan), std::move(inputs));
   if (!run.ok()) return done(run.error());
+  run->set_destinations(std::move(destinations));
   if (fast) return run_single_batch(rt, std::move(*run), symbols, std::move(done), stats, not_before_ns);
   auto init = std::make_shared<PipelineInit>();
   const ScheduledGraph& graph = run->plan().schedule();

@@ -169,6 +169,7 @@ void Runtime::Impl::forget_pipeline(uint64_t run) {
 // -- Runtime ------------------------------------------------------------------------
 
 Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
+  impl_->link = std::make_shared<RuntimeLink>(this);
   impl_->gateway = spawn_gateway(*impl_->system, this, impl_.get());
   if (impl_->options.builtin_extensions && !impl_->closing)
     if (Status s = register_builtin_extensions(*this); !s.ok()) {
@@ -176,7 +177,10 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::mov
       impl_->closing = true;
     }
 }
-Runtime::~Runtime() = default;
+Runtime::~Runtime() {
+  // Models calling in from other threads are done before anything goes.
+  impl_->link->close();
+}
 
 Status Runtime::status() const {
   if (impl_->startup_error) return *impl_->startup_error;
@@ -396,6 +400,9 @@ struct AdmittedRun {
   ExecutionStats tried;
   /// The next try's BatchWork::not_before_ns.
   uint64_t not_before_ns = 0;
+  /// ExecuteOptions::destinations and retry_transient.
+  PlannedDestinationsPtr destinations;
+  bool retry_transient = true;
   std::shared_ptr<const JobLoad> load;
   std::chrono::steady_clock::time_point deadline;
   std::thread::id admitted_on;
@@ -410,6 +417,9 @@ void readmit_after(const std::shared_ptr<AdmittedRun>& run, uint64_t wait_ns);
 // from the callback on).
 void answer_run(AdmittedRun& run, Result<std::vector<Tensor>> r) {
   { std::vector<Tensor> spent = std::move(run.inputs); }
+  // No batch is in flight any more: the destinations (a model's arena) go
+  // back before the caller hears, so its next run finds them idle.
+  { PlannedDestinationsPtr spent = std::move(run.destinations); }
   run.done(std::move(r));
 }
 
@@ -436,8 +446,8 @@ void start_try(const std::shared_ptr<AdmittedRun>& run, Status admitted) {
   auto finish = [run](Result<std::vector<Tensor>> r) {
     run->rt->jobs.finished(*run->load);
     trace_queue_depth(*run->rt, *run->load);
-    if (!r.ok() && worth_another_try(r.error()) && run->tries < run->rt->options.transient_retries &&
-        !run->rt->closing) {
+    if (!r.ok() && run->retry_transient && worth_another_try(r.error()) &&
+        run->tries < run->rt->options.transient_retries && !run->rt->closing) {
       ++run->tries;
       ++run->tried.retries;
       const uint64_t wait = run->rt->options.retry_backoff_ns << std::min<uint32_t>(run->tries - 1, 20);
@@ -452,7 +462,8 @@ void start_try(const std::shared_ptr<AdmittedRun>& run, Status admitted) {
   };
   std::optional<RuntimeThreadScope> deferred;
   if (std::this_thread::get_id() != run->admitted_on) deferred.emplace();
-  spawn_pipeline(rt, run->prepared, run->inputs, run->symbols, std::move(finish), &run->tried, run->not_before_ns);
+  spawn_pipeline(rt, run->prepared, run->inputs, run->symbols, std::move(finish), &run->tried, run->not_before_ns,
+                 run->destinations);
 }
 
 void readmit(const std::shared_ptr<AdmittedRun>& run) {
@@ -517,6 +528,8 @@ void Runtime::execute(PreparedProgramPtr prepared, std::vector<Tensor> inputs, E
                                                     " do not fit the specialization the program was prepared for " +
                                                     to_string(prepared->projection)});
   auto run = std::make_shared<AdmittedRun>();
+  run->destinations = std::move(options.destinations);
+  run->retry_transient = options.retry_transient;
   std::function<void()> add_stats;
   // Runs only from answer_run, while `run` is alive (the tracked answer).
   if (stats) add_stats = [stats, tried = &run->tried] { stats->add(*tried); };

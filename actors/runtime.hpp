@@ -30,6 +30,7 @@
 
 #include "actors/cache/prepare_cache_store.hpp"
 #include "actors/job_board.hpp"
+#include "actors/model.hpp"
 #include "actors/trace_recorder.hpp"
 #include "core/error.hpp"
 #include "core/extension.hpp"
@@ -146,6 +147,15 @@ struct ExecuteOptions {
   /// registered route before the run answers (e.g. {"cpu", "host"} to read
   /// device results back); a missing route fails the run naming the output.
   Endpoint outputs_to{};
+  /// Where op results are written (a model's planned activation arena:
+  /// BatchOp::destinations, per op of the program); null: memory of their
+  /// own. Held until the run's last batch is done, not only until it is
+  /// answered.
+  PlannedDestinationsPtr destinations{};
+  /// Whether a run that fails with TransientFailure or ResourceExhausted is
+  /// tried again (RuntimeOptions::transient_retries). Off for runs that
+  /// are not pure, e.g. those that update a model's states in place.
+  bool retry_transient = true;
 };
 
 /// Counters of one execution, for tools and tests.
@@ -304,6 +314,22 @@ class Runtime {
                                                   std::vector<Tensor> inputs, std::string engine);
   void run_op(std::string family, std::string attributes_json, std::vector<Tensor> inputs,
               std::string engine, ExecuteCallback done);
+
+  // -- models --------------------------------------------------------------------
+  /// Compiles `program` — a model with weights and states, or any plain
+  /// program — into a plan against the registered engines' provider
+  /// contracts (planning/model/model_plan.hpp, with `options.compile` and
+  /// `options.placement`) and loads it (actors/model.hpp): the weights
+  /// (`weights` by name; a weight's inline data where the map has none)
+  /// materialized and uploaded once to every device that reads them, one
+  /// arena per dtype per device; states allocated with their capacity and
+  /// zero-filled. Blocks the calling thread until loaded, so it is refused
+  /// (Internal) on a runtime thread. Errors: a weight missing, unknown or
+  /// of the wrong dtype or shape (InputMismatch, naming it); the plan
+  /// compiler's (InvalidPlan, NoEligibleEngine); allocation and copy
+  /// failures naming the device; Shutdown.
+  Result<ModelPtr> load_model(std::shared_ptr<const SemanticProgram> program,
+                              std::map<std::string, Tensor> weights, ModelOptions options = {});
 
   // -- copies --------------------------------------------------------------------
   // (run() with `retries_left` tries left after an engine went down.)

@@ -38,6 +38,7 @@
 #include "actors/pipeline/plan_cache.hpp"
 #include "actors/request_memo.hpp"
 #include "actors/runtime_caf.hpp"
+#include "actors/runtime_link.hpp"
 #include "actors/runtime.hpp"
 #include "actors/runtime_threads.hpp"
 #include "util/worker_pool.hpp"
@@ -100,6 +101,8 @@ struct Runtime::Impl {
   /// Starts waiting in wall-clock time (a retry's backoff), started by the
   /// ticker; dropped at shutdown while the engines are still there.
   DelayedStarts delayed;
+  /// How models reach the runtime (closed first thing in ~Runtime).
+  std::shared_ptr<RuntimeLink> link;
   /// Runs in flight per engine, backpressure and job placement.
   JobBoard jobs{JobBoardOptions{options.max_runs_in_flight_per_engine, options.max_waiting_runs}};
   /// Set while the runtime refuses requests: from the start of shutdown,
@@ -160,9 +163,10 @@ transfer_actor_type spawn_transfer_registry(caf::actor_system& system, Runtime::
 
 /// Spawns the pipeline actor of one run; `done` is called exactly once.
 /// Every engine batch carries `not_before_ns` (BatchWork: a retry's
-/// virtual-time backoff on simulated devices).
+/// virtual-time backoff on simulated devices) and its ops' `destinations`.
 void spawn_pipeline(Runtime::Impl* rt, std::shared_ptr<const PreparedProgram> program,
                     std::vector<Tensor> inputs, SymbolBindings symbols, ExecuteCallback done,
-                    ExecutionStats* stats, uint64_t not_before_ns = 0);
+                    ExecutionStats* stats, uint64_t not_before_ns = 0,
+                    PlannedDestinationsPtr destinations = nullptr);
 
 }  // namespace tenact

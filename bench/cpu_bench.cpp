@@ -20,12 +20,12 @@ using tenact::bench::Statistic;
 
 void usage(std::FILE* out) {
   std::fprintf(out,
-               "usage: cpu_bench [--quick] [--median] [--threads N] [--only dot|chain|memory]\n"
+               "usage: cpu_bench [--quick] [--median] [--threads N] [--only dot|chain|memory|packed]\n"
                "                 [--keep-freed-memory]\n"
                "  --quick      fewer repetitions (about a quarter, at least 3)\n"
                "  --median     report the median of the N repetitions instead of the best\n"
                "  --threads N  engine worker threads (default: hardware concurrency)\n"
-               "  --only S     run one section: dot, chain or memory\n"
+               "  --only S     run one section: dot, chain, memory or packed\n"
                "  --keep-freed-memory  diagnostic: glibc malloc never returns freed memory\n"
                "               to the system, so kernel outputs reuse already-mapped pages\n"
                "               (shows what page faults on fresh outputs cost)\n");
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
       options.threads = static_cast<size_t>(std::strtoul(argv[++i], nullptr, 10));
     } else if (arg == "--only" && i + 1 < argc) {
       only = argv[++i];
-      if (only != "dot" && only != "chain" && only != "memory") {
+      if (only != "dot" && only != "chain" && only != "memory" && only != "packed") {
         usage(stderr);
         return 2;
       }
@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
   if (only.empty() || only == "dot") tenact::bench::bench_dot_general(ctx);
   if (only.empty() || only == "chain") tenact::bench::bench_elementwise_chain(ctx);
   if (only.empty() || only == "memory") tenact::bench::bench_memory_bound(ctx);
+  if (only.empty() || only == "packed") tenact::bench::bench_packed_panels(ctx);
 
   table.print(stdout);
   std::printf("\nchecks:\n");

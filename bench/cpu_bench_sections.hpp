@@ -25,6 +25,8 @@ void bench_dot_general(BenchContext& ctx);
 void bench_elementwise_chain(BenchContext& ctx);
 /// transpose 4096x4096 f32; reduce_sum over 16M f32 vs memcpy bandwidth.
 void bench_memory_bound(BenchContext& ctx);
+/// The packed-panel f32 product vs cblas_sgemm for M 1..64, 1 and all threads.
+void bench_packed_panels(BenchContext& ctx);
 
 /// A dense tensor of uniform values in [lo, hi) (fixed seed: every run
 /// measures the same data).

@@ -37,6 +37,35 @@ ValueRef ProgramBuilder::input(std::string name, DType dtype, std::vector<Dim> s
   return ValueRef{std::move(name)};
 }
 
+ValueRef ProgramBuilder::weight(std::string name, DType dtype, std::vector<Dim> shape,
+                                std::optional<HostTensor> data) {
+  const std::string where = "weight #" + std::to_string(draft_.weights.size()) + " '" + name + "'";
+  WeightDecl decl{name, dtype, dims(shape, where + " shape"), std::nullopt};
+  if (data) {
+    auto dense = data->is_host() ? data->contiguous()
+                                 : Result<HostTensor>{Error{ErrorCode::InvalidAttribute,
+                                                            "not in host memory (" +
+                                                                data->endpoint().to_string() + ")"}};
+    if (dense.ok()) decl.data = std::move(*dense);
+    else pending_.push_back(dense.error().with_context(where + " data"));
+  }
+  draft_.weights.push_back(std::move(decl));
+  flush_pending("");
+  return ValueRef{std::move(name)};
+}
+
+ValueRef ProgramBuilder::state(std::string name, DType dtype, std::vector<Dim> shape,
+                               CapacityUnit unit, uint64_t capacity) {
+  const std::string where = "state #" + std::to_string(draft_.states.size()) + " '" + name + "'";
+  draft_.states.push_back(StateDecl{name, dtype, dims(shape, where + " shape"), unit, capacity});
+  flush_pending("");
+  return ValueRef{std::move(name)};
+}
+
+void ProgramBuilder::state_update(const ValueRef& state, const ValueRef& value) {
+  draft_.state_updates.push_back(StateUpdateDecl{state.name, value.name});
+}
+
 void ProgramBuilder::guard(std::string text) { draft_.guards.push_back(std::move(text)); }
 
 void ProgramBuilder::output(const ValueRef& value) { draft_.outputs.push_back(value.name); }

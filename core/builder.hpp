@@ -13,7 +13,7 @@
 // what it is given and never fails — errors (a bad dimension expression,
 // an undefined name, a type mismatch) surface from build(), exactly as the
 // JSON loader would report them: naming the input ("input #0 'x' shape
-// element 1") or the op ("op #2 (reshape -> 'r') attribute 'shape' element
+// element 1"), the weight or state ("weight #0 'w' shape element 1") or the op ("op #2 (reshape -> 'r') attribute 'shape' element
 // 0"). Unnamed results get names "%0", "%1", ...
 #pragma once
 
@@ -52,6 +52,17 @@ class ProgramBuilder {
   explicit ProgramBuilder(std::string name = "");
 
   ValueRef input(std::string name, DType dtype, std::vector<Dim> shape);
+  /// A weight (docs/program-format.md, "Weights and states"): concrete
+  /// `shape`; `data`, when given, is its inline data, kept as a dense view
+  /// that shares the tensor's buffer (no copy: leave it unwritten).
+  ValueRef weight(std::string name, DType dtype, std::vector<Dim> shape,
+                  std::optional<HostTensor> data = std::nullopt);
+  /// A state of concrete `shape` whose storage holds `capacity` bytes or
+  /// elements as `unit` says (Shape: the shape's bytes, `capacity` unused).
+  ValueRef state(std::string name, DType dtype, std::vector<Dim> shape,
+                 CapacityUnit unit = CapacityUnit::Shape, uint64_t capacity = 0);
+  /// After a run, `state` holds `value` (an op result that reads it last).
+  void state_update(const ValueRef& state, const ValueRef& value);
   void guard(std::string text);
   void output(const ValueRef& value);
 

@@ -40,6 +40,7 @@ std::string_view to_string(ErrorCode code) noexcept {
     case ErrorCode::Cancelled: return "cancelled";
     case ErrorCode::ResourceExhausted: return "resource_exhausted";
     case ErrorCode::TransientFailure: return "transient_failure";
+    case ErrorCode::InvalidPlan: return "invalid_plan";
     case ErrorCode::Internal: return "internal_error";
   }
   return "unknown_error";

@@ -85,6 +85,10 @@ enum class ErrorCode : uint16_t {
   /// simulated device or link, a device hiccup): the same work may be
   /// retried.
   TransientFailure,
+  /// A model's plan cannot be compiled as asked: a provider contract the
+  /// tensors violate, an ambiguity that needs an explicit tensor, options
+  /// that name what the program lacks (planning/model/).
+  InvalidPlan,
   /// A broken internal invariant; always a bug in Tenact.
   Internal,
 };

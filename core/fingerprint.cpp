@@ -132,6 +132,32 @@ class Encoder {
   std::string out_;
 };
 
+// Weights (name, type, inline data or not, its bytes), states (name,
+// type, capacity in bytes) and state updates (state and value ids).
+void encode_model(Encoder& e, const SemanticProgram& p) {
+  e.str("model");
+  e.u64(p.weights().size());
+  for (const WeightInfo& w : p.weights()) {
+    e.u64(w.value);
+    e.str(p.value(w.value).name);
+    e.type(p.value(w.value).type);
+    e.u8(w.inline_data.has_value());
+    if (w.inline_data) e.tensor(*w.inline_data);
+  }
+  e.u64(p.states().size());
+  for (const StateInfo& s : p.states()) {
+    e.u64(s.value);
+    e.str(p.value(s.value).name);
+    e.type(p.value(s.value).type);
+    e.u64(s.capacity_bytes);
+  }
+  e.u64(p.state_updates().size());
+  for (const StateUpdate& u : p.state_updates()) {
+    e.u64(u.state);
+    e.u64(u.value);
+  }
+}
+
 }  // namespace
 
 std::string canonical_encoding_of(const SemanticProgram& p) {
@@ -166,6 +192,10 @@ std::string canonical_encoding_of(const SemanticProgram& p) {
     e.u8(static_cast<uint8_t>(c.rel));
     e.dim(c.rhs);
   }
+  // A model's sections follow; a program without them ends here, so its
+  // encoding (and fingerprint) is what it was before models existed. The
+  // constraints are length-prefixed, so no model shares a program's bytes.
+  if (p.is_model()) encode_model(e, p);
   return e.take();
 }
 

@@ -12,7 +12,10 @@ namespace tenact {
 /// Fixed-order binary encoding of everything that makes two programs the
 /// same computation: op kinds, operand/result value ids, dtypes and shapes,
 /// attributes (dimension expressions in canonical text), input and output
-/// names, constraints. Excludes the program name and intermediate names.
+/// names, constraints; for a model, then its weights (names, types, inline
+/// data), states (names, types, capacity bytes) and state updates. A
+/// program without weights and states has no model part at all. Excludes
+/// the program name and intermediate names.
 std::string canonical_encoding_of(const SemanticProgram& program);
 
 /// XXH3-128 of `bytes` (seed 0).

@@ -42,6 +42,10 @@ Json scalar_to_json(const Scalar& s);
 Result<HostTensor> tensor_from_json_data(const Json& data, DType dtype,
                                          const std::vector<int64_t>& shape,
                                          std::string_view where);
+/// The JSON tensor form ({"dtype", "shape", "data"}, tensor_io.hpp) of an
+/// already parsed document: what parse_tensor_json reads, and a weight's
+/// inline data. Errors start "tensor: ".
+Result<HostTensor> tensor_from_json(const Json& doc);
 /// The flat row-major JSON list of a tensor's elements.
 Json tensor_data_to_json(const HostTensor& tensor);
 

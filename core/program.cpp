@@ -61,14 +61,29 @@ std::string SemanticProgram::describe_op(size_t index) const {
   return describe(index, op.kind, op.outputs.empty() ? nullptr : &values_[op.outputs[0]].name);
 }
 
+namespace {
+std::vector<DimExpr> shape_exprs(const ValueType& type) {
+  std::vector<DimExpr> out;
+  for (const auto& e : type.shape) out.push_back(e.expr);
+  return out;
+}
+}  // namespace
+
 ProgramDraft SemanticProgram::to_draft() const {
   ProgramDraft d;
   d.name = name_;
   for (ValueId id : inputs_) {
     const ValueInfo& v = values_[id];
-    InputDecl decl{v.name, v.type.dtype, {}};
-    for (const auto& e : v.type.shape) decl.shape.push_back(e.expr);
-    d.inputs.push_back(std::move(decl));
+    d.inputs.push_back(InputDecl{v.name, v.type.dtype, shape_exprs(v.type)});
+  }
+  for (const WeightInfo& w : weights_) {
+    const ValueInfo& v = values_[w.value];
+    d.weights.push_back(WeightDecl{v.name, v.type.dtype, shape_exprs(v.type), w.inline_data});
+  }
+  for (size_t i = 0; i < states_.size(); ++i) {
+    const ValueInfo& v = values_[states_[i].value];
+    const auto& [unit, capacity] = state_capacities_written_[i];
+    d.states.push_back(StateDecl{v.name, v.type.dtype, shape_exprs(v.type), unit, capacity});
   }
   d.guards = guard_texts_;
   for (const Op& op : ops_) {
@@ -77,6 +92,8 @@ ProgramDraft SemanticProgram::to_draft() const {
     for (ValueId id : op.outputs) dop.out.push_back(values_[id].name);
     d.ops.push_back(std::move(dop));
   }
+  for (const StateUpdate& u : state_updates_)
+    d.state_updates.push_back(StateUpdateDecl{values_[u.state].name, values_[u.value].name});
   for (ValueId id : outputs_) d.outputs.push_back(values_[id].name);
   return d;
 }

@@ -5,6 +5,11 @@
 // call validate(); there is no other way to obtain a SemanticProgram, so
 // every SemanticProgram is valid: names resolved, every value's dtype and
 // shape inferred, symbolic constraints decided or recorded for signatures.
+//
+// Value ids: the inputs first (in document order), then the weights, then
+// the states, then the results of the ops in op order. So in a program
+// with I inputs, W weights and S states, weight j is value I + j and
+// state k is value I + W + k.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +18,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/dim_expr.hpp"
@@ -38,11 +44,49 @@ struct DraftOp {
   OpAttrs attrs;
 };
 
+/// A model parameter (docs/program-format.md, "Weights and states"): a
+/// named, typed value of concrete shape whose data comes with the model,
+/// read-only. `data`, when set, is its inline JSON tensor; otherwise the
+/// data is supplied when the model is loaded (one .npy per weight).
+struct WeightDecl {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<DimExpr> shape;
+  std::optional<HostTensor> data;
+};
+
+/// How a state's capacity was written: not at all (the shape's bytes),
+/// in bytes, or in elements of its dtype.
+enum class CapacityUnit : uint8_t { Shape, Bytes, Elements };
+
+/// A value that keeps its contents across runs of a model (a KV cache):
+/// dtype, concrete shape and the storage to reserve for it (at least the
+/// shape's bytes). Zero-filled when the model is loaded or reset.
+struct StateDecl {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<DimExpr> shape;
+  CapacityUnit capacity_unit = CapacityUnit::Shape;
+  /// Bytes or elements as `capacity_unit` says (ignored for Shape).
+  uint64_t capacity = 0;
+};
+
+/// After a run, state `state` holds value `value`, written in place: the
+/// op producing `value` reads the state and its result aliases the
+/// state's storage.
+struct StateUpdateDecl {
+  std::string state;
+  std::string value;
+};
+
 struct ProgramDraft {
   std::string name;
   std::vector<InputDecl> inputs;
+  std::vector<WeightDecl> weights;
+  std::vector<StateDecl> states;
   std::vector<std::string> guards;  // "EXPR REL EXPR"
   std::vector<DraftOp> ops;
+  std::vector<StateUpdateDecl> state_updates;
   std::vector<std::string> outputs;
 };
 
@@ -50,11 +94,40 @@ struct ProgramDraft {
 
 using ValueId = uint32_t;
 
+/// What a value is: a program input, a weight, a state, or an op's result.
+enum class ValueRole : uint8_t { Input, Weight, State, Result };
+
 struct ValueInfo {
   std::string name;
   ValueType type;
-  /// Index of the producing op, or -1 for a program input.
+  /// Index of the producing op, or -1 for a program input, weight or state.
   int64_t producer = -1;
+  ValueRole role{ValueRole::Result};
+};
+
+/// A validated weight: its value (concrete shape) and its inline data, if
+/// the document carried it (dtype and shape equal to the value's).
+struct WeightInfo {
+  ValueId value = 0;
+  std::optional<HostTensor> inline_data;
+};
+
+/// A validated state: its value (concrete shape) and the bytes to reserve,
+/// at least the shape's and a multiple of the element size.
+struct StateInfo {
+  ValueId value = 0;
+  uint64_t capacity_bytes = 0;
+};
+
+/// A validated state update: `op` produces `value` (its result `result`)
+/// and reads `state` as its operand `operand` (the first operand naming
+/// it), which its result aliases; nothing reads the state after `op`.
+struct StateUpdate {
+  ValueId state = 0;
+  ValueId value = 0;
+  size_t op = 0;
+  uint32_t result = 0;
+  uint32_t operand = 0;
 };
 
 struct Op {
@@ -96,6 +169,14 @@ class SemanticProgram {
   const ValueInfo& value(ValueId id) const { return values_[id]; }
   const std::vector<ValueId>& inputs() const { return inputs_; }
   const std::vector<ValueId>& outputs() const { return outputs_; }
+  /// Weights and states in document order (values with producer -1 that
+  /// are not inputs), and the state updates in document order.
+  const std::vector<WeightInfo>& weights() const { return weights_; }
+  const std::vector<StateInfo>& states() const { return states_; }
+  const std::vector<StateUpdate>& state_updates() const { return state_updates_; }
+  /// True when it declares weights or states: such a program runs as a
+  /// model (Runtime::load_model), not through prepare/run.
+  bool is_model() const { return !weights_.empty() || !states_.empty(); }
   const std::vector<Op>& ops() const { return ops_; }
   /// Guards first (in document order), then the deferred op constraints.
   const std::vector<Constraint>& constraints() const { return constraints_; }
@@ -104,7 +185,9 @@ class SemanticProgram {
   /// 128-bit XXH3 of canonical_encoding(); stable across runs and builds.
   const Fingerprint& fingerprint() const { return fingerprint_; }
   /// The canonical byte encoding the fingerprint hashes: op kinds, value
-  /// ids, dtypes, shapes, attributes, input and output names, constraints.
+  /// ids, dtypes, shapes, attributes, input and output names, constraints;
+  /// weight and state names, types, capacities and updates (a weight's
+  /// inline data by its bytes).
   /// Intermediate value names and the program name are not part of it.
   const std::string& canonical_encoding() const { return encoding_; }
 
@@ -125,6 +208,13 @@ class SemanticProgram {
   std::vector<ValueInfo> values_;
   std::vector<ValueId> inputs_;
   std::vector<ValueId> outputs_;
+  std::vector<WeightInfo> weights_;
+  std::vector<StateInfo> states_;
+  std::vector<StateUpdate> state_updates_;
+  /// Each state's capacity as the draft wrote it (unit, number), parallel
+  /// to states_: to_draft() gives it back. Not part of the identity (the
+  /// encoding holds capacity_bytes).
+  std::vector<std::pair<CapacityUnit, uint64_t>> state_capacities_written_;
   std::vector<Op> ops_;
   std::vector<Constraint> constraints_;
   std::vector<std::string> guard_texts_;

@@ -48,6 +48,10 @@ Result<std::vector<int64_t>> shape_from_json(const Json& j) {
 
 Result<HostTensor> parse_tensor_json(std::string_view text) {
   TENACT_ASSIGN_OR_RETURN(Json doc, json_io::parse_json(text, "tensor"));
+  return json_io::tensor_from_json(doc);
+}
+
+Result<HostTensor> json_io::tensor_from_json(const Json& doc) {
   if (!doc.is_object())
     return Error{ErrorCode::Schema,
                  "tensor: expected an object with keys dtype, shape, data, got " +

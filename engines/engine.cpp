@@ -42,6 +42,7 @@ std::shared_ptr<PreparedOp> PreparedOp::answering(const OpPrepareRequest& reques
   op->binding = request.binding;
   op->specialization = request.specialization;
   op->projection = request.projection;
+  op->provider = request.provider;
   return op;
 }
 

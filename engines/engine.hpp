@@ -45,6 +45,7 @@
 #include "engines/cost_model.hpp"
 #include "engines/event.hpp"
 #include "engines/specialization_types.hpp"
+#include "engines/tensor_contract.hpp"
 
 namespace tenact {
 
@@ -87,6 +88,10 @@ struct EngineCapabilities {
   /// What its kernels cost, for cost-aware placement (nullopt: no
   /// estimates; placement then falls back to engine preference).
   std::optional<EngineCostModel> cost;
+  /// Its kernels with their tensor contracts (engines/tensor_contract.hpp),
+  /// which a model's plan resolves ops to; null or empty: none declared
+  /// (the engine then serves no model op).
+  OpProviderList providers{};
 
   bool serves(OpFamily family) const;
   /// serves(family_of(kind)) and `kind` is not among `lacks`.
@@ -132,6 +137,10 @@ struct OpPrepareRequest {
   /// planning configuration of the engine's slot for it (null: none).
   ExtensionFamilyPtr extension;
   std::shared_ptr<const std::string> planning_config;
+  /// Set when a model's plan resolved the op to one of the engine's
+  /// providers: the engine prepares it for that provider and those operand
+  /// layouts (Unsupported when it has no such provider), and echoes it.
+  std::shared_ptr<const ProviderChoice> provider{};
 };
 
 /// An op prepared by an engine. Carries exactly the binding, the
@@ -146,6 +155,8 @@ struct PreparedOp {
   SpecializationRequirements specialization;
   SpecializationProjection projection;
   std::shared_ptr<const void> payload;
+  /// The provider it was prepared for (OpPrepareRequest::provider), or null.
+  std::shared_ptr<const ProviderChoice> provider{};
 
   /// A plan that echoes `request` exactly (kind, attributes, results,
   /// binding, specialization, projection), with no payload: what a correct
@@ -190,7 +201,22 @@ struct BatchRef {
 struct BatchOp {
   std::shared_ptr<const PreparedOp> op;
   std::vector<BatchRef> operands;
+  /// Empty, or one per result: where the engine writes that result when
+  /// the tensor is set (a dense row-major region of a planned arena, of
+  /// the result's dtype and at least its bytes: the result is a view of
+  /// its buffer at its offset). An unset tensor, or a result larger than
+  /// its destination, gets memory of its own. Engines that ignore it stay
+  /// correct.
+  std::vector<Tensor> destinations{};
 };
+
+/// Destinations for a whole run (a model run's planned activation arena):
+/// per op of the program (SemanticProgram op index), what its BatchOp's
+/// `destinations` are (empty: none). Immutable once shared.
+struct PlannedDestinations {
+  std::vector<std::vector<Tensor>> by_op;
+};
+using PlannedDestinationsPtr = std::shared_ptr<const PlannedDestinations>;
 
 /// Consecutive ops of a batch [first, first + count) that form one planned
 /// elementwise region: an engine with fused_elementwise_regions runs them

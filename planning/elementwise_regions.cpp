@@ -90,6 +90,9 @@ Walk walk_program(const ExecProgram& p, std::span<const Endpoint> endpoints,
     const ExecInstruction& ins = p.instructions[i];
     int32_t deepest = kNone;
     for (SlotId s : ins.inputs) deepest = std::max(deepest, dep_max[s]);
+    // An instruction ordered after others depends on them as on an operand.
+    for (uint32_t before : ins.after)
+      for (SlotId r : p.instructions[before].outputs) deepest = std::max(deepest, dep_max[r]);
     if (!fusable_compute(p, ins) || !endpoint_fuses(endpoints[i])) {
       for (SlotId r : ins.outputs) dep_max[r] = deepest;
       continue;

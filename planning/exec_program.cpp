@@ -12,7 +12,7 @@ bool operator==(const ExecSlot& a, const ExecSlot& b) {
 bool operator==(const ExecInstruction& a, const ExecInstruction& b) {
   return a.kind == b.kind && a.attrs == b.attrs && a.inputs == b.inputs &&
          a.outputs == b.outputs && a.last_use == b.last_use &&
-         a.unread_output == b.unread_output && a.semantic_op == b.semantic_op;
+         a.unread_output == b.unread_output && a.semantic_op == b.semantic_op && a.after == b.after;
 }
 
 bool operator==(const ExecProgram& a, const ExecProgram& b) {
@@ -42,6 +42,10 @@ std::string ExecProgram::describe_slot(SlotId slot) const {
 }
 
 Result<ExecProgram> stage(const SemanticProgram& program) {
+  if (program.is_model())
+    return Error{ErrorCode::Unsupported, "program '" + program.name() +
+                                             "' declares weights or states: load it as a model "
+                                             "(Runtime::load_model)"};
   const auto& values = program.values();
   const auto& ops = program.ops();
   constexpr size_t kMaxIndex = std::numeric_limits<uint32_t>::max();

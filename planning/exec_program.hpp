@@ -13,6 +13,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -57,6 +59,10 @@ struct ExecInstruction {
   std::vector<bool> unread_output;
   /// Index of the SemanticProgram op this instruction executes.
   size_t semantic_op = 0;
+  /// Instructions (all lower) that must finish before this one starts
+  /// besides those its operands need: the order a prepared program's pins
+  /// ask for (with_order); empty after stage().
+  std::vector<uint32_t> after{};
 
   bool is_constant() const { return kind == OpKind::Constant; }
 };
@@ -97,7 +103,17 @@ bool operator==(const ExecInstruction& a, const ExecInstruction& b);
 
 /// Stages a program (every SemanticProgram is validated, so its value ids
 /// are in range). Errors: LimitExceeded when the program has more values or
-/// ops than a 32-bit slot or instruction index can name.
+/// ops than a 32-bit slot or instruction index can name; Unsupported for a
+/// model (weights or states: it runs through Runtime::load_model).
 Result<ExecProgram> stage(const SemanticProgram& program);
+
+/// `program` with order edges: for each (before, after) pair of
+/// SemanticProgram op indices whose ops both have instructions, the
+/// instruction of `after` gets the one of `before` in its `after` list
+/// (ascending, each once); pairs naming a dropped op are skipped.
+/// Errors: InvalidAttribute for an op index out of range or a pair whose
+/// `before` does not come first in program order.
+Result<ExecProgram> with_order(ExecProgram program, std::span<const std::pair<uint32_t, uint32_t>> order,
+                               size_t semantic_ops);
 
 }  // namespace tenact

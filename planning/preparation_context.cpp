@@ -67,7 +67,13 @@ class ContextResolver {
     TENACT_TRY(select_candidates());
     auto staged = stage(*program_);
     if (!staged.ok()) return staged.error();
+    if (options_.pins) {
+      auto ordered = with_order(std::move(*staged), options_.pins->order, program_->ops().size());
+      if (!ordered.ok()) return ordered.error();
+      staged = std::move(ordered);
+    }
     staging_ = std::make_shared<const ExecProgram>(std::move(*staged));
+    if (options_.pins) return place_pinned(*options_.pins);
 
     if (const auto policy = cost_policy()) {
       TENACT_ASSIGN_OR_RETURN(auto found, place_by_cost(*policy));
@@ -167,6 +173,52 @@ class ContextResolver {
     if (!is_route_error(built.error())) return built.error();
     last_route_error_ = built.error();
     return std::optional<PreparationContext>{};
+  }
+
+  // Every op where its pin says, on the pin's queue: the selection is
+  // taken as it is (no search); its inputs enter as for any selection.
+  Result<PreparationContext> place_pinned(const ExecutionPins& pins) {
+    if (pins.ops.size() != program_->ops().size())
+      return Error{ErrorCode::Internal, std::to_string(pins.ops.size()) + " pins for program '" + program_->name() +
+                                            "' of " + std::to_string(program_->ops().size()) + " ops"};
+    std::vector<uint32_t> of_op;
+    CostPlacement fixed;
+    for (const ExecInstruction& ins : staging_->instructions) {
+      const OpPin& pin = pins.ops[ins.semantic_op];
+      const Op& op = program_->ops()[ins.semantic_op];
+      const EngineEntry* e = config_->find_engine(pin.engine);
+      const auto& classes = e ? e->capabilities.storage_classes : std::vector<std::string>{};
+      if (!e || !e->capabilities.executable ||
+          std::find(classes.begin(), classes.end(), pin.storage_class) == classes.end())
+        return Error{ErrorCode::NoEligibleEngine,
+                     program_->describe_op(ins.semantic_op) + " is pinned to " +
+                         Endpoint{pin.engine, pin.storage_class}.to_string() +
+                         ", which no registered executable engine offers"};
+      if (!serves_op(*e, op))
+        return Error{ErrorCode::NoEligibleEngine, program_->describe_op(ins.semantic_op) + " is pinned to engine '" +
+                                                      pin.engine + "', which does not run it"};
+      of_op.push_back(intern_dispatch(*e, pin.storage_class, extension_of(op)));
+      OpPlacement placed;
+      placed.queue = pin.queue;
+      fixed.placement.push_back(placed);
+    }
+    std::vector<OpDispatch> distinct;
+    std::vector<int32_t> local(dispatches_.size(), -1);
+    for (uint32_t& d : of_op) {
+      if (local[d] < 0) {
+        local[d] = static_cast<int32_t>(distinct.size());
+        distinct.push_back(dispatches_[d]);
+      }
+      d = static_cast<uint32_t>(local[d]);
+    }
+    ++attempts_;
+    pinned_ = std::move(fixed);
+    std::optional<Endpoint> empty_root;
+    if (of_op.empty()) {
+      const EngineEntry* first = candidates_.front();
+      empty_root = Endpoint{first->id(), first->capabilities.default_storage_class};
+    }
+    return build(OpDispatchTable{std::move(distinct), std::move(of_op)}, empty_root);
   }
 
   // The selection `pick` as a table: its distinct dispatches in order of
@@ -472,6 +524,11 @@ class ContextResolver {
       schedule.placement = planned_->placement;
       schedule.placed_by = std::string{to_string(planned_by_)};
     }
+    if (pinned_) {
+      schedule.placement = pinned_->placement;
+      schedule.placed_by = "pinned";
+      ctx.pins = options_.pins;
+    }
     ctx.schedule = std::make_shared<const ScheduledGraph>(std::move(schedule));
     ctx.dispatch = std::move(selection);
     ctx.root_identity = std::make_shared<const RootIdentity>(root_identity(ctx));
@@ -524,6 +581,8 @@ class ContextResolver {
   /// While a cost-aware placement is built: its estimates and input entries.
   std::optional<CostPlacement> planned_;
   PlacementPolicy planned_by_ = PlacementPolicy::EarliestFinish;
+  /// A pinned placement's queues (place_pinned).
+  std::optional<CostPlacement> pinned_;
 };
 
 }  // namespace
@@ -587,6 +646,7 @@ std::string PrepareOptions::compiler_text() const {
   if (!compiler.fuse_elementwise) add("fuse=0");
   if (compiler.max_region_ops != 0) add("max_region_ops=" + std::to_string(compiler.max_region_ops));
   if (policy != PlacementPolicy::Auto) add("policy=" + std::string{to_string(policy)});
+  if (pins) add("pins=" + pins->digest);
   return out;
 }
 

@@ -8,7 +8,9 @@
 //     it names none), in preference order; then only the executable ones
 //     (none left: NoExecutableEngine naming a preparation-only engine that
 //     could have served an op, else NoEligibleEngine);
-//  2. the program is staged;
+//  2. the program is staged; with pins (PrepareOptions::pins) every op is
+//     placed where its pin says, on its queue, the pins' order edges become
+//     instruction dependencies (with_order), and steps 2b-5 do not run;
 //  2b. when the policy places by cost (PrepareOptions::policy: Auto with
 //     estimates from every candidate, EarliestFinish or RoundRobin), the
 //     placement of planning/cost_placement.hpp over the candidates of the
@@ -138,6 +140,9 @@ struct PreparationContext {
   /// Dispatch selections tried before this one was accepted (all storage
   /// classes together).
   uint64_t search_attempts = 0;
+  /// Set when the options pinned every op (PrepareOptions::pins): each
+  /// op's request carries its pin's provider choice.
+  std::shared_ptr<const ExecutionPins> pins;
 };
 
 /// Resolves the context of preparing `program` for `inputs` under

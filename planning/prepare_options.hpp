@@ -7,10 +7,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "engines/tensor_contract.hpp"
 
 namespace tenact {
 
@@ -67,6 +71,32 @@ struct CompilerOptions {
   friend bool operator==(const CompilerOptions&, const CompilerOptions&) = default;
 };
 
+/// Where one op of a program must run, as a model's plan decided it.
+struct OpPin {
+  std::string engine;
+  std::string storage_class;
+  /// The engine queue (stream) it is sent to; UINT32_MAX: the engine
+  /// chooses (BatchWork::kAnyQueue).
+  uint32_t queue = UINT32_MAX;
+  /// The provider the engine prepares it for (null: the engine's own
+  /// choice, as for any program).
+  std::shared_ptr<const ProviderChoice> provider;
+};
+
+/// A placement fixed op by op (planning/model/model_execution.hpp makes
+/// one per model): preparation takes it as it is instead of searching,
+/// and the schedule adds the order edges as dependencies.
+struct ExecutionPins {
+  /// One per op of the program, in program order.
+  std::vector<OpPin> ops;
+  /// (before, after) op pairs: `after` starts only once `before` has
+  /// finished, besides what their data requires.
+  std::vector<std::pair<uint32_t, uint32_t>> order;
+  /// Identifies pins and order (part of the prepared key): equal digests,
+  /// equal pins.
+  std::string digest;
+};
+
 struct PrepareOptions {
   PlacementConstraint placement;
   CompilerOptions compiler;
@@ -81,6 +111,10 @@ struct PrepareOptions {
   /// are pure), up to RuntimeOptions::engine_down_retries times. Not part
   /// of the plan.
   bool retryable = false;
+  /// When set, every op runs where its pin says (the placement constraint
+  /// and policy are then not consulted); part of the key (compiler_text
+  /// holds the digest).
+  std::shared_ptr<const ExecutionPins> pins;
 
   /// The part of the options that shapes the plan, canonical ("" for the
   /// defaults): equal texts mean equal plans. placement_text() and
@@ -88,9 +122,10 @@ struct PrepareOptions {
   std::string canonical_text() const;
   /// The placement constraint ("engines=...;storage=..."; "" for any).
   std::string placement_text() const;
-  /// The compiler options and the placement policy ("fuse=0",
-  /// "max_region_ops=8", "policy=round_robin", joined by ';'; "" for the
-  /// defaults): the prepared key's compiler-options field.
+  /// The compiler options, the placement policy and the pins' digest
+  /// ("fuse=0", "max_region_ops=8", "policy=round_robin", "pins=<digest>",
+  /// joined by ';'; "" for the defaults): the prepared key's
+  /// compiler-options field.
   std::string compiler_text() const;
 };
 

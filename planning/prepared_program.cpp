@@ -106,6 +106,7 @@ OpPrepareRequest request_for(const PreparationContext& context, const PreparedEn
   r.projection = key.projection();
   r.fixed_symbols = fixed;
   attach_extension_slot(*context.config, r);
+  if (context.pins && index < context.pins->ops.size()) r.provider = context.pins->ops[index].provider;
   return r;
 }
 
@@ -194,6 +195,12 @@ Status validate_prepared_op(const PreparedOp& op, const OpPrepareRequest& reques
     return Error{ErrorCode::ProjectionMismatch,
                  w + ": plan prepared for specialization " + to_string(op.projection) +
                      ", asked for " + to_string(request.projection)};
+  const bool same_provider = op.provider == request.provider ||
+                             (op.provider && request.provider && *op.provider == *request.provider);
+  if (!same_provider)
+    return Error{ErrorCode::ProviderContract,
+                 w + ": plan prepared for provider " + (op.provider ? op.provider->to_string() : "none") +
+                     ", asked for " + (request.provider ? request.provider->to_string() : "none")};
   return ok_status();
 }
 

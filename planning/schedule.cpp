@@ -87,6 +87,12 @@ class ScheduleBuilder {
       if (dep != kNoNode) node.dependencies.push_back(dep);
       reads_.push_back({s, loc});
     }
+    for (uint32_t before : ins.after) {
+      if (before >= index)
+        return Error{ErrorCode::Internal, "schedule: instruction #" + std::to_string(index) +
+                                              " is ordered after a later instruction #" + std::to_string(before)};
+      node.dependencies.push_back(graph_.instruction_nodes[before]);
+    }
     std::sort(node.dependencies.begin(), node.dependencies.end());
     node.dependencies.erase(std::unique(node.dependencies.begin(), node.dependencies.end()),
                             node.dependencies.end());

@@ -111,7 +111,8 @@ struct ScheduledGraph {
 /// is moved there by a transfer node from the first location holding it
 /// (in order of availability: where it was produced, then earlier
 /// transfer destinations) that has a registered route in `config`; each
-/// value moves to an endpoint at most once.
+/// value moves to an endpoint at most once. An instruction's `after` list
+/// adds the nodes of those instructions to its dependencies.
 /// Errors: MissingTransferProvider naming the instruction, the slot, the
 /// destination and the endpoints the value was available at; Internal for
 /// lists of the wrong length.

@@ -36,6 +36,31 @@ Parsed<PlacementPolicy> parse_policy_arg(const std::string& text) {
   return "--policy: expected auto, earliest_finish, preference or round_robin, got '" + text + "'";
 }
 
+Parsed<ResolvedTensorSpec> parse_tensor_spec(const std::string& text) {
+  const std::string form = "expected DTYPE[D0,D1,...] (e.g. f32[4,784] or i32[]), got '" + text + "'";
+  const auto open = text.find('[');
+  if (open == std::string::npos || text.empty() || text.back() != ']') return form;
+  auto dtype = parse_dtype(text.substr(0, open));
+  if (!dtype) return form + " (unknown dtype '" + text.substr(0, open) + "')";
+  std::vector<uint64_t> dims;
+  const std::string inner = text.substr(open + 1, text.size() - open - 2);
+  size_t at = 0;
+  while (at < inner.size()) {
+    while (at < inner.size() && inner[at] == ' ') ++at;
+    size_t end = at;
+    while (end < inner.size() && inner[end] >= '0' && inner[end] <= '9') ++end;
+    if (end == at || end - at > 18) return form;
+    dims.push_back(std::stoull(inner.substr(at, end - at)));
+    while (end < inner.size() && inner[end] == ' ') ++end;
+    if (end < inner.size() && inner[end] != ',') return form;
+    at = end + (end < inner.size() ? 1 : 0);
+    if (end < inner.size() && at == inner.size()) return form;  // a trailing comma
+  }
+  auto spec = ResolvedTensorSpec::make(std::move(dims), *dtype, ResolvedTensorLayout::contiguous());
+  if (!spec.ok()) return form + " (" + spec.error().message() + ")";
+  return std::move(*spec);
+}
+
 std::optional<uint64_t> parse_count(const std::string& text, uint64_t max) {
   if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
     return std::nullopt;

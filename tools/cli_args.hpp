@@ -10,6 +10,7 @@
 #include <utility>
 #include <variant>
 
+#include "core/tensor_layout.hpp"
 #include "planning/prepare_options.hpp"
 
 namespace tenact::cli {
@@ -35,6 +36,10 @@ Parsed<EndpointArg> parse_endpoint_arg(const std::string& text, const std::strin
 
 /// "--policy NAME": auto, earliest_finish, preference or round_robin.
 Parsed<PlacementPolicy> parse_policy_arg(const std::string& text);
+
+/// "DTYPE[D0,D1,...]" ("f32[4,784]", "i32[]"; spaces allowed after commas):
+/// a contiguous tensor of concrete extents.
+Parsed<ResolvedTensorSpec> parse_tensor_spec(const std::string& text);
 
 /// A decimal count in [1, max]; nullopt otherwise.
 std::optional<uint64_t> parse_count(const std::string& text, uint64_t max);

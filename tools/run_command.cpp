@@ -31,6 +31,8 @@
 #include "tools/cli_args.hpp"
 #include "tools/engine_stats.hpp"
 #include "tools/input_files.hpp"
+#include "tools/model_commands.hpp"
+#include "tools/run_output.hpp"
 
 namespace tenact::cli {
 
@@ -53,6 +55,11 @@ struct RunArgs {
   std::vector<std::pair<std::string, EndpointArg>> placements;  // input name, where
   PlacementPolicy policy = PlacementPolicy::Auto;
   std::optional<sim::SimFaultSpec> faults;
+  // Models (a program with weights or states): tools/model_commands.hpp.
+  std::string weights_dir;
+  std::vector<std::string> retain;
+  bool retain_all = false;
+  std::string materializer;
 };
 
 // Returns the parsed arguments or prints a usage error (returns nullopt).
@@ -142,6 +149,14 @@ std::optional<RunArgs> parse_run_args(const std::vector<std::string>& args, std:
       r.trace = *v;
     } else if (a == "--print-json") {
       r.print_json = true;
+    } else if (a == "--retain-all") {
+      r.retain_all = true;
+    } else if (a == "--weights" || a == "--retain" || a == "--materializer") {
+      auto v = value(a == "--weights" ? "--weights" : a == "--retain" ? "--retain" : "--materializer");
+      if (!v) return std::nullopt;
+      if (a == "--weights") r.weights_dir = *v;
+      else if (a == "--retain") r.retain.push_back(*v);
+      else r.materializer = *v;
     } else if (a == "--out") {
       auto v = value("--out");
       if (!v) return std::nullopt;
@@ -188,46 +203,6 @@ Status place_inputs(Runtime& runtime, const SemanticProgram& p, const RunArgs& a
   return ok_status();
 }
 
-// Outputs left in memory the host cannot address are read back along the
-// registered routes.
-Status outputs_to_host(Runtime& runtime, std::vector<HostTensor>& outputs) {
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    if (outputs[i].is_host()) continue;
-    auto copied = runtime.copy(outputs[i], Endpoint::unowned_host()).get();
-    if (!copied.ok()) return copied.error().with_context("reading output " + std::to_string(i) + " back");
-    outputs[i] = std::move(*copied);
-  }
-  return ok_status();
-}
-
-void print_outputs_json(const SemanticProgram& p, const std::vector<HostTensor>& outputs, std::ostream& out) {
-  out << "{\"outputs\": {";
-  std::set<std::string> seen;
-  bool first = true;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const std::string& name = p.value(p.outputs()[i]).name;
-    if (!seen.insert(name).second) continue;
-    out << (first ? "\n  " : ",\n  ") << json_quoted(name) << ": " << tensor_to_json(outputs[i]);
-    first = false;
-  }
-  out << "\n}}\n";
-}
-
-// Each distinct output name once, as DIR/<escaped name>.npy; every file
-// complete or none of them (OutputFolder).
-Status write_outputs(const SemanticProgram& p, const std::vector<HostTensor>& outputs, const std::string& dir) {
-  TENACT_ASSIGN_OR_RETURN(OutputFolder folder, OutputFolder::open(dir));
-  std::set<std::string> seen;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const std::string& name = p.value(p.outputs()[i]).name;
-    if (!seen.insert(name).second) continue;
-    auto file = value_file_name(name, ".npy");
-    if (!file.ok()) return file.error().with_context("output '" + name + "'");
-    TENACT_TRY(folder.stage(*file, tensor_to_npy(outputs[i])));
-  }
-  return folder.commit();
-}
-
 }  // namespace
 
 int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -244,6 +219,33 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   const SemanticProgram* program = shared_program.get();
   auto inputs = read_input_files(*program, parsed->inputs);
   if (!inputs.ok()) return fail(inputs.error());
+  const bool model = program->is_model() || !parsed->weights_dir.empty() || !parsed->retain.empty() ||
+                     parsed->retain_all || !parsed->materializer.empty();
+  if (model) {
+    if (!parsed->placements.empty() || !parsed->trace.empty() || !parsed->stats_json.empty())
+      return usage_error("run", "--placement, --trace and --stats-json are for programs without weights or states",
+                         err);
+    ModelRunRequest request;
+    request.program = shared_program;
+    request.inputs = std::move(*inputs);
+    request.engines = parsed->engines;
+    request.engine_options.cpu_threads = parsed->threads;
+    request.engine_options.faults = parsed->faults;
+    if (!parsed->platform.empty()) {
+      auto platform = sim::load_platform(parsed->platform);
+      if (!platform.ok()) return fail(platform.error());
+      request.engine_options.platform = std::move(*platform);
+    }
+    request.weights_dir = parsed->weights_dir;
+    request.retain = parsed->retain;
+    request.retain_all = parsed->retain_all;
+    request.materializer = parsed->materializer;
+    request.repeat = parsed->repeat;
+    request.stats = parsed->stats;
+    request.print_json = parsed->print_json;
+    request.out_dir = parsed->out_dir;
+    return run_model(request, out, err);
+  }
 
   RuntimeOptions options;
   options.builtin_extensions = true;
@@ -302,13 +304,7 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   if (parsed->print_json) {
     print_outputs_json(*program, *outputs, out);
   } else if (parsed->out_dir.empty()) {
-    for (size_t i = 0; i < outputs->size(); ++i) {
-      const HostTensor& t = (*outputs)[i];
-      out << program->value(program->outputs()[i]).name << ": " << to_string(t.dtype())
-          << to_string(t.shape());
-      if (t.element_count() <= 64) out << " = " << tensor_to_json(t);
-      out << "\n";
-    }
+    print_outputs_text(*program, *outputs, out);
   }
   return kOk;
 }

@@ -719,6 +719,7 @@ Result<std::vector<Tensor>> PipelineRun::take_outputs() {
                                           std::to_string(in_flight_) + " units in flight, " +
                                           std::to_string(done_count_) + " of " +
                                           std::to_string(unit_count()) + " done)"};
+  destinations_.reset();  // nothing runs any more: whoever planned them may reuse them
   if (error_) return *error_;
   if (outputs_taken_) return Error{ErrorCode::Internal, "take_outputs called twice"};
   outputs_taken_ = true;

@@ -192,6 +192,11 @@ class PipelineRun {
                                    std::vector<Tensor> inputs);
 
   const PipelinePlan& plan() const { return *plan_; }
+  /// Where the run's op results go (BatchOp::destinations), set before the
+  /// first batch is built; null: nowhere in particular. Dropped by
+  /// take_outputs (the run is over then).
+  void set_destinations(PlannedDestinationsPtr destinations) { destinations_ = std::move(destinations); }
+  const PlannedDestinationsPtr& destinations() const { return destinations_; }
   const std::shared_ptr<const PipelinePlan>& plan_ptr() const { return plan_; }
   size_t unit_count() const { return plan_->unit_count(); }
   const PipelineUnit& unit(uint32_t u) const { return plan_->unit(u); }
@@ -314,6 +319,7 @@ class PipelineRun {
   uint32_t stamp_copies() const;
 
   std::shared_ptr<const PipelinePlan> plan_;
+  PlannedDestinationsPtr destinations_;
   std::vector<UnitState> state_;
   /// Per unit: dependencies not yet done.
   std::vector<uint32_t> unmet_;

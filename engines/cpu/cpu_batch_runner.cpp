@@ -3,8 +3,8 @@
 #include <map>
 #include <optional>
 
+#include "engines/cpu/cpu_providers.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
-#include "engines/host_extension.hpp"
 
 namespace tenact::cpu {
 
@@ -17,8 +17,10 @@ std::string describe(const BatchWork& work, size_t i) {
 
 class BatchRunner {
  public:
-  BatchRunner(const BatchWork& work, WorkerPool& pool, FusedCounters* counters, const KernelObserver* observer)
-      : work_(work), pool_(pool), counters_(counters), observer_(observer), results_(work.ops.size()),
+  BatchRunner(const BatchWork& work, WorkerPool& pool, FusedCounters* counters, const KernelObserver* observer,
+              std::optional<Endpoint> destination_memory)
+      : work_(work), pool_(pool), counters_(counters), observer_(observer),
+        destination_memory_(std::move(destination_memory)), results_(work.ops.size()),
         last_read_(work.ops.size(), -1) {
     for (size_t i = 0; i < work.ops.size(); ++i)
       for (const BatchRef& ref : work.ops[i].operands)
@@ -67,10 +69,9 @@ class BatchRunner {
     std::vector<HostTensor> inputs;
     inputs.reserve(op.operands.size());
     for (const BatchRef& ref : op.operands) inputs.push_back(value(ref));
-    const HostExtensionPlan* extension = host_extension_plan(*op.op);
-    KernelCall call{op.op->kind, op.op->attrs, inputs, op.op->results, work_.symbols, &pool_,
-                    extension ? &extension->kernel : nullptr};
-    auto r = run_kernel(call);
+    std::vector<HostTensor> destinations;
+    for (uint32_t k = 0; k < op.destinations.size(); ++k) destinations.push_back(destination(BatchRef::op(i, k)));
+    auto r = run_kernel(kernel_call_for(*op.op, inputs, work_.symbols, &pool_, destinations));
     if (!r.ok()) return r.error().with_context(describe(work_, i));
     results_[i] = std::move(*r);
     if (observer_ != nullptr)
@@ -126,13 +127,27 @@ class BatchRunner {
         inputs.push_back(results_[id - work_.inputs.size()][0]);
       }
     }
-    auto results = kernel->run(inputs, &pool_, counters_);
+    std::vector<HostTensor> destinations;
+    for (const BatchRef& ref : region.outputs) destinations.push_back(destination(ref));
+    auto results = kernel->run(inputs, &pool_, counters_, destinations);
     if (!results.ok()) return results.error().with_context(where);
     if (observer_ != nullptr)
       (*observer_)(KernelRun{region.first, region.first + region.count - 1, inputs, *results});
     for (size_t k = 0; k < chained->output_values.size(); ++k)
       results_[chained->output_values[k] - work_.inputs.size()] = {std::move((*results)[k])};
     return ok_status();
+  }
+
+  // Where result `ref` (an op's) may be written: its destination when the
+  // host can address it and it lies in destination_memory_ (if set); an
+  // unset tensor otherwise.
+  HostTensor destination(const BatchRef& ref) const {
+    const std::vector<Tensor>& given = work_.ops[ref.index].destinations;
+    if (ref.result >= given.size()) return {};
+    const Tensor& d = given[ref.result];
+    if (!d.buffer() || !d.buffer()->host_addressable()) return {};
+    if (destination_memory_ && d.endpoint() != *destination_memory_) return {};
+    return d;
   }
 
   // Drops the op results whose last reader is among the ops run so far.
@@ -145,6 +160,7 @@ class BatchRunner {
   WorkerPool& pool_;
   FusedCounters* counters_;
   const KernelObserver* observer_;
+  std::optional<Endpoint> destination_memory_;
   std::vector<std::vector<HostTensor>> results_;
   std::vector<int64_t> last_read_;
   std::map<uint32_t, const BatchRegion*> region_at_;
@@ -156,9 +172,10 @@ class BatchRunner {
 }  // namespace
 
 Result<std::vector<HostTensor>> run_batch_on_cpu(const BatchWork& work, WorkerPool& pool,
-                                                 FusedCounters* counters, const KernelObserver* observer) {
+                                                 FusedCounters* counters, const KernelObserver* observer,
+                                                 std::optional<Endpoint> destination_memory) {
   TENACT_TRY(validate_batch(work));
-  return BatchRunner{work, pool, counters, observer}.run();
+  return BatchRunner{work, pool, counters, observer, std::move(destination_memory)}.run();
 }
 
 }  // namespace tenact::cpu

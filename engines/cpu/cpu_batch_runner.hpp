@@ -15,6 +15,7 @@
 #include "engines/engine.hpp"
 
 #include <functional>
+#include <optional>
 #include <span>
 
 namespace tenact::cpu {
@@ -34,8 +35,17 @@ using KernelObserver = std::function<void(const KernelRun&)>;
 
 /// The outputs of `work`, or the first error (naming the batch op or
 /// region). `work` must pass validate_batch.
+///
+/// Destinations (BatchOp::destinations): a single op's kernel gets its
+/// op's, a region those of the ops whose results leave it; each result
+/// that fits its destination is written there (a view of the
+/// destination's buffer). A destination the host cannot address, or one
+/// outside `destination_memory` when that is set (the engine's memory), is
+/// ignored. Prepared ops run the kernel variant of their provider
+/// (cpu_providers.hpp).
 Result<std::vector<HostTensor>> run_batch_on_cpu(const BatchWork& work, WorkerPool& pool,
                                                  FusedCounters* counters,
-                                                 const KernelObserver* observer = nullptr);
+                                                 const KernelObserver* observer = nullptr,
+                                                 std::optional<Endpoint> destination_memory = std::nullopt);
 
 }  // namespace tenact::cpu

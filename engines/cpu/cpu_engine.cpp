@@ -5,9 +5,9 @@
 #include "core/guarded.hpp"
 #include "engines/cpu/batch_work_estimate.hpp"
 #include "engines/cpu/cpu_batch_runner.hpp"
+#include "engines/cpu/cpu_providers.hpp"
 #include "engines/cpu/kernels/blas_threads.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
-#include "engines/host_extension.hpp"
 
 namespace tenact::cpu {
 
@@ -38,6 +38,7 @@ CpuEngine::CpuEngine(Passkey, CpuEngineOptions options, std::unique_ptr<WorkerPo
   capabilities_.fused_elementwise_regions = options.fuse_regions;
   capabilities_.queues = static_cast<uint32_t>(pool_->thread_count());
   if (options.cost_estimates) capabilities_.cost = cpu_cost_model(pool_->thread_count());
+  capabilities_.providers = cpu_op_providers(kTensorAlignment);
   for (uint32_t q = 0; q < capabilities_.queues; ++q)
     queues_.push_back(HostQueue::create(*pool_, "queue " + std::to_string(q) + " of engine '" + identity_.id + "'"));
   set_blas_threads(static_cast<int>(pool_->thread_count()));
@@ -65,8 +66,7 @@ CpuEngine::~CpuEngine() {
 }
 
 PrepareAnswer CpuEngine::prepare(const OpPrepareRequest& request) {
-  if (request.kind == OpKind::Extension) return answer_host_extension(identity_, capabilities_, request);
-  return answer_core_op(identity_, capabilities_, request);
+  return answer_with_cpu_kernels(identity_, capabilities_, request);
 }
 
 HostBufferSource* CpuEngine::memory(std::string_view storage_class) const {
@@ -107,11 +107,12 @@ Status check_host_inputs(std::span<const Tensor> inputs, const std::string& engi
 }
 
 /// Runs `work` with the kernels' results in `results` (the completion runs
-/// after the scope ends: what it allocates is not the engine's).
+/// after the scope ends: what it allocates is not the engine's), and
+/// destinations in that memory written into.
 Result<std::vector<Tensor>> run_batch_in(HostBufferSource* results, const BatchWork& work,
                                          WorkerPool& pool, FusedCounters* counters) {
   HostBufferScope scope(results);
-  return run_batch_on_cpu(work, pool, counters);
+  return run_batch_on_cpu(work, pool, counters, nullptr, results->endpoint());
 }
 
 }  // namespace
@@ -127,10 +128,7 @@ void CpuEngine::launch(std::shared_ptr<const PreparedOp> op, std::vector<Tensor>
     const uint64_t begin = steady_now_ns();
     auto outcome = guarded("running an op", [&] {
       HostBufferScope scope(results);  // the kernels' results, not the completion's
-      const HostExtensionPlan* extension = host_extension_plan(*op);
-      KernelCall call{op->kind, op->attrs, inputs, op->results, symbols, pool,
-                      extension ? &extension->kernel : nullptr};
-      return run_kernel(call);
+      return run_kernel(kernel_call_for(*op, inputs, symbols, pool));
     });
     ops_run_.fetch_add(1, std::memory_order_relaxed);
     busy_ns_.fetch_add(steady_now_ns() - begin, std::memory_order_relaxed);

@@ -11,6 +11,9 @@
 // launching thread, because posting and waking a worker costs
 // more than the work (about 10-20 us here against ~2 us for 5 ops on 1,000
 // elements). OpenBLAS gets as many threads as the pool (blas_threads.hpp).
+// Providers: the CPU kernels' (cpu_providers.hpp), values aligned to
+// kTensorAlignment (64 bytes); prepare honours a model's provider choice
+// and batch ops' destinations are written into (cpu_batch_runner.hpp).
 // Queues: as many in-order queues as pool threads (BatchWork::queue); a
 // batch for kAnyQueue goes straight to the pool, unordered, as it always
 // did. Waits are honoured without holding a thread (host_queue.hpp).

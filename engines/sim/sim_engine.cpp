@@ -1,13 +1,12 @@
 #include "engines/sim/sim_engine.hpp"
 
-#include "engines/host_extension.hpp"
-
 #include <unistd.h>
 
 #include <algorithm>
 
 #include "core/guarded.hpp"
 #include "engines/cpu/cpu_batch_runner.hpp"
+#include "engines/cpu/cpu_providers.hpp"
 #include "engines/sim/sim_cost.hpp"
 #include "engines/sim/sim_memory.hpp"
 
@@ -45,6 +44,7 @@ SimEngine::SimEngine(Passkey, SimEngineOptions options, size_t index, std::uniqu
   capabilities_.queues = std::max<uint32_t>(1, spec.streams);
   capabilities_.lacks = spec.lacks;
   capabilities_.cost = cost_model_of(spec);
+  capabilities_.providers = cpu::cpu_op_providers(kSimValueAlignment, spec.lacks);
   memory_ = HostBufferSource::create(Endpoint{spec.id, kDeviceStorage}, {}, HostSourceLimits{spec.memory_bytes});
   clocks_ = std::make_unique<std::atomic<uint64_t>[]>(capabilities_.queues);
   sequences_ = std::make_unique<uint64_t[]>(capabilities_.queues);
@@ -67,8 +67,7 @@ PrepareAnswer SimEngine::prepare(const OpPrepareRequest& request) {
     return Unsupported{"'" + identity_.id + "': op #" + std::to_string(request.op_index) + " (" +
                        std::string{to_string(request.kind)} + ") fails deterministically (injected fault, seed " +
                        std::to_string(faults.seed) + ")"};
-  if (request.kind == OpKind::Extension) return answer_host_extension(identity_, capabilities_, request);
-  return answer_core_op(identity_, capabilities_, request);
+  return cpu::answer_with_cpu_kernels(identity_, capabilities_, request);
 }
 
 Status SimEngine::injected_fault(const BatchWork& work, uint32_t stream, uint64_t start) {
@@ -207,9 +206,27 @@ Result<uint64_t> SimEngine::bring_inputs_in(std::vector<Tensor>& inputs, Virtual
   return ready;
 }
 
+Result<std::unordered_map<const Buffer*, std::shared_ptr<Buffer>>> SimEngine::bring_destinations_in(
+    std::vector<BatchOp>& ops) {
+  std::unordered_map<const Buffer*, std::shared_ptr<Buffer>> device_buffer_of;
+  const Endpoint mine{identity_.id, kDeviceStorage};
+  for (BatchOp& op : ops)
+    for (Tensor& d : op.destinations) {
+      if (!d.buffer() || d.endpoint() != mine) {
+        d = Tensor{};
+        continue;
+      }
+      TENACT_ASSIGN_OR_RETURN(Tensor view, host_view(d));
+      device_buffer_of[view.buffer().get()] = d.buffer();
+      d = std::move(view);
+    }
+  return device_buffer_of;
+}
+
 Result<std::vector<Tensor>> SimEngine::run_on_stream(BatchWork& work, uint32_t stream) {
   if (!work.deferred.empty()) TENACT_TRY(resolve_deferred_inputs(work));
   TENACT_ASSIGN_OR_RETURN(uint64_t inputs_ready, bring_inputs_in(work.inputs, work.virtual_span.get()));
+  TENACT_ASSIGN_OR_RETURN(auto device_buffer_of, bring_destinations_in(work.ops));
   const uint64_t start = std::max({clocks_[stream].load(std::memory_order_relaxed), inputs_ready, work.not_before_ns});
   if (Status fault = injected_fault(work, stream, start); !fault.ok()) {
     // A failed try still took its launch on the stream.
@@ -237,7 +254,7 @@ Result<std::vector<Tensor>> SimEngine::run_on_stream(BatchWork& work, uint32_t s
   };
   Result<std::vector<Tensor>> outputs = [&] {
     HostBufferScope scope(memory_.get());
-    return cpu::run_batch_on_cpu(work, *pool_, &fused_counters_, &observer);
+    return cpu::run_batch_on_cpu(work, *pool_, &fused_counters_, &observer, Endpoint{identity_.id, kDeviceStorage});
   }();
   // What ran took its time, also when a later kernel failed.
   clocks_[stream].store(now, std::memory_order_relaxed);
@@ -249,7 +266,15 @@ Result<std::vector<Tensor>> SimEngine::run_on_stream(BatchWork& work, uint32_t s
   if (work.virtual_span) work.virtual_span->cover(start, now);
   if (!outputs.ok()) return outputs.error();
   for (Tensor& out : *outputs) {
-    TENACT_ASSIGN_OR_RETURN(out, device_view(out));
+    // A result written into a destination is a view of the destination's
+    // own buffer; any other a device view of the kernel's.
+    auto in_destination = out.buffer() ? device_buffer_of.find(out.buffer().get()) : device_buffer_of.end();
+    if (in_destination != device_buffer_of.end()) {
+      TENACT_ASSIGN_OR_RETURN(out, Tensor::view(in_destination->second, out.dtype(), out.shape(), out.strides(),
+                                                out.offset()));
+    } else {
+      TENACT_ASSIGN_OR_RETURN(out, device_view(out));
+    }
     world_->set_ready(out, now);
   }
   return outputs;

@@ -11,6 +11,11 @@
 // over the device's host link) and advances the clock by each kernel's
 // cost. Waits are honoured without holding a thread.
 //
+// Providers: the CPU kernels' (engines/cpu/cpu_providers.hpp) less the
+// ops the device lacks, values aligned to 256 bytes. A batch op's
+// destinations in this device's memory are written into (the result is a
+// view of the destination's buffer); others are ignored.
+//
 // Memory: one storage class, "device"; buffers it hands out are not host
 // addressable. Program inputs in host memory (the caller's) are uploaded
 // by the engine over its link from the host (counted as bytes in, charged
@@ -29,6 +34,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engines/cpu/host_queue.hpp"
@@ -68,6 +74,9 @@ class SimEngine final : public Engine {
 
  public:
   static constexpr const char* kDeviceStorage = "device";
+  /// The value alignment its providers declare: what a GPU allocator
+  /// aligns to (cudaMalloc: 256 bytes).
+  static constexpr uint64_t kSimValueAlignment = 256;
 
   /// Errors: InvalidAttribute for a missing world or a device the platform
   /// lacks; WorkerPool::create's for its host threads.
@@ -102,6 +111,11 @@ class SimEngine final : public Engine {
   /// buffers; host memory uploaded first), and when the last one is ready.
   /// Uploads widen `span` when it is set.
   Result<uint64_t> bring_inputs_in(std::vector<Tensor>& inputs, VirtualSpan* span);
+  /// The ops' destinations as the kernels write them: host views of those
+  /// in this device's memory, unset tensors for the others (ignored). Maps
+  /// each view's buffer to the destination's own.
+  Result<std::unordered_map<const Buffer*, std::shared_ptr<Buffer>>> bring_destinations_in(
+      std::vector<BatchOp>& ops);
   /// The injected faults of a batch about to run on `stream` from virtual
   /// time `start` (sim_faults.hpp): the device dead (EngineDown, and so on
   /// for every later batch), a kernel's transient failure, a failed

@@ -43,6 +43,8 @@ def main():
             continue
         with open(prog_path) as f:
             prog = json.load(f)
+        if prog.get("weights") or prog.get("states"):
+            continue  # a model: `tenact plan` shows its plan (check_model_plan.py)
         input_args = []
         for inp in prog["inputs"]:
             input_args += ["--input", "%s=%s" % (inp["name"], os.path.join(in_dir, inp["name"] + ".npy"))]

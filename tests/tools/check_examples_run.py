@@ -5,7 +5,9 @@ examples/NAME/expected/. Exact for integers and bool; floating outputs within
 a tolerance scaled by the magnitudes NumPy's own reference involves. Then
 runs each example on simulated GPUs (--engines sim:0,sim:1; cpu,sim:0; and
 the two-GPU example platform) and requires the very same printed outputs as
-on the CPU engine.
+on the CPU engine. A model example (docs/program-format.md, "Weights and
+states") gets --weights NAME/weights when that folder exists and --repeat N
+when NAME/repeat holds N: its reference is the output of the N-th run.
 
 Usage: check_examples_run.py TENACT EXAMPLES_DIR
 """
@@ -58,6 +60,13 @@ def main():
         args = [tenact, "run", os.path.join(d, ex + ".json")]
         for f in sorted(os.listdir(os.path.join(d, "inputs"))):
             args += ["--input", f"{os.path.splitext(f)[0]}={os.path.join(d, 'inputs', f)}"]
+        # A model (weights or states): its weights folder, and the number of
+        # runs the reference assumes (states persist across them).
+        if os.path.isdir(os.path.join(d, "weights")):
+            args += ["--weights", os.path.join(d, "weights")]
+        if os.path.isfile(os.path.join(d, "repeat")):
+            with open(os.path.join(d, "repeat")) as f:
+                args += ["--repeat", f.read().strip()]
         expected = {os.path.splitext(f)[0]: np.load(os.path.join(d, "expected", f))
                     for f in os.listdir(os.path.join(d, "expected"))}
         with tempfile.TemporaryDirectory() as out:

@@ -11,6 +11,8 @@
 // - integers: dot_loops.hpp, wrapping (unsigned arithmetic), exact.
 // - Sizes BLAS's 32-bit integers cannot describe fall back to dot_loops.hpp.
 // Threads: see blas_threads.hpp for how BLAS and the pool share the cores.
+// The PackedPanels variant (a rhs packed in panels of 16 columns) is
+// dot_packed_panels.cpp's.
 #include <cblas.h>
 
 #include <algorithm>
@@ -25,6 +27,7 @@
 
 #include "engines/cpu/kernels/blas_threads.hpp"
 #include "engines/cpu/kernels/dot_loops.hpp"
+#include "engines/cpu/kernels/dot_packed_panels.hpp"
 #include "engines/cpu/kernels/dot_pack.hpp"
 #include "engines/cpu/kernels/dot_plan.hpp"
 #include "engines/cpu/kernels/dtype_dispatch.hpp"
@@ -227,6 +230,7 @@ bool product(const HostTensor& lhs, const HostTensor& rhs, HostTensor& out, cons
 }  // namespace
 
 Result<std::vector<HostTensor>> run_dot_general(const KernelCall& call) {
+  if (call.variant == KernelVariant::PackedPanels) return run_dot_packed_panels(call);
   const auto* attrs = std::get_if<DotGeneralAttrs>(&call.attrs);
   if (attrs == nullptr)
     return Error{ErrorCode::Internal, "dot_general: the attributes are not dot_general attributes"};
@@ -250,12 +254,15 @@ Result<std::vector<HostTensor>> run_dot_general(const KernelCall& call) {
   auto planned = plan_dot(lhs.shape(), lhs.strides(), rhs.shape(), rhs.strides(), *attrs);
   if (!planned.ok()) return std::move(planned).error().with_context("dot_general");
   const DotPlan& plan = planned.value();
-  auto allocated = HostTensor::zeros(lhs.dtype(), plan.out_shape);
-  if (!allocated.ok()) return std::move(allocated).error().with_context("dot_general");
-  HostTensor out = std::move(allocated).value();
+  // Every path writes each element (BLAS with beta = 0 included) unless K
+  // is 0: the result is then zeros.
+  const bool products = plan.batch * plan.m * plan.n != 0 && plan.k != 0;
+  TENACT_ASSIGN_OR_RETURN(HostTensor out,
+                          output_tensor(call, 0, lhs.dtype(), plan.out_shape,
+                                        products ? BufferFill::Unspecified : BufferFill::Zeroed));
 
   std::vector<HostTensor> results;
-  if (plan.batch * plan.m * plan.n != 0 && plan.k != 0) {  // else: empty, or zeros (K = 0)
+  if (products) {
     bool ok = false;
     try {
       DotCall d{plan, attrs->conj_lhs, attrs->conj_rhs, group_offsets(plan.lhs_batch),

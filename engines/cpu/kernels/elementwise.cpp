@@ -121,7 +121,7 @@ Result<std::vector<HostTensor>> run_elementwise(const KernelCall& call) {
   for (uint32_t i = 0; i < call.inputs.size(); ++i) op.operands.push_back(FusedOperand::input(i));
   region.ops.push_back(std::move(op));
   region.outputs.push_back(0);
-  return run_fused_region(region, call.inputs, call.pool, nullptr);
+  return run_fused_region(region, call.inputs, call.pool, nullptr, call.destinations);
 }
 
 }  // namespace tenact::cpu

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "engines/cpu/kernels/elementwise_strided.hpp"
+#include "engines/cpu/kernels/kernel.hpp"
 #include "util/worker_pool.hpp"
 
 namespace tenact::cpu {
@@ -255,8 +256,8 @@ Result<FusedKernel> FusedKernel::compile(const FusedRegion& region) {
 size_t FusedKernel::scratch_slots() const { return plan_->slot_count; }
 
 Result<std::vector<HostTensor>> FusedKernel::run(std::span<const HostTensor> inputs,
-                                                 WorkerPool* pool,
-                                                 FusedCounters* counters) const {
+                                                 WorkerPool* pool, FusedCounters* counters,
+                                                 std::span<const HostTensor> destinations) const {
   const Plan& plan = *plan_;
   const auto& dtypes = plan.input_dtypes;
   if (inputs.size() != dtypes.size())
@@ -298,11 +299,17 @@ Result<std::vector<HostTensor>> FusedKernel::run(std::span<const HostTensor> inp
 
   std::vector<HostTensor> tensors;
   std::vector<std::byte*> bases;
-  for (DType dtype : plan.output_dtypes) {
+  for (size_t i = 0; i < plan.output_dtypes.size(); ++i) {
     // run_range writes every element of [0, n): no zero fill.
-    TENACT_ASSIGN_OR_RETURN(HostTensor out, HostTensor::for_overwrite(dtype, shape));
-    bases.push_back(out.data());
-    tensors.push_back(std::move(out));
+    std::optional<HostTensor> out;
+    for (size_t r = 0; r < plan.result_output.size() && r < destinations.size() && !out; ++r)
+      if (plan.result_output[r] == i) out = destination_view(destinations[r], plan.output_dtypes[i], shape);
+    if (!out) {
+      TENACT_ASSIGN_OR_RETURN(HostTensor made, HostTensor::for_overwrite(plan.output_dtypes[i], shape));
+      out = std::move(made);
+    }
+    bases.push_back(out->data());
+    tensors.push_back(std::move(*out));
   }
 
   std::atomic<bool> failed{false};
@@ -327,9 +334,10 @@ Result<std::vector<HostTensor>> FusedKernel::run(std::span<const HostTensor> inp
 
 Result<std::vector<HostTensor>> run_fused_region(const FusedRegion& region,
                                                  std::span<const HostTensor> inputs,
-                                                 WorkerPool* pool, FusedCounters* counters) {
+                                                 WorkerPool* pool, FusedCounters* counters,
+                                                 std::span<const HostTensor> destinations) {
   TENACT_ASSIGN_OR_RETURN(FusedKernel kernel, FusedKernel::compile(region));
-  return kernel.run(inputs, pool, counters);
+  return kernel.run(inputs, pool, counters, destinations);
 }
 
 // -- regions from straight chains ---------------------------------------------

@@ -106,9 +106,15 @@ class FusedKernel {
 
   /// Runs the region. Errors: InputMismatch for a wrong input count, dtype
   /// or shape (naming the input); ExecutionFailed when allocation fails.
-  /// `pool` may be null (serial); `counters` may be null.
+  /// `pool` may be null (serial); `counters` may be null. `destinations`:
+  /// empty, or one per region output (unset tensors allowed): an output is
+  /// written into its destination when it fits (destination_view in
+  /// kernel.hpp; the result is then a view of its buffer), else into a new
+  /// tensor; an output listed twice uses the first of its destinations
+  /// that fits. A destination overlaps no input.
   Result<std::vector<HostTensor>> run(std::span<const HostTensor> inputs, WorkerPool* pool,
-                                      FusedCounters* counters = nullptr) const;
+                                      FusedCounters* counters = nullptr,
+                                      std::span<const HostTensor> destinations = {}) const;
 
   /// Tile buffers one worker needs (after reuse), for tests.
   size_t scratch_slots() const;
@@ -124,7 +130,8 @@ class FusedKernel {
 Result<std::vector<HostTensor>> run_fused_region(const FusedRegion& region,
                                                  std::span<const HostTensor> inputs,
                                                  WorkerPool* pool,
-                                                 FusedCounters* counters = nullptr);
+                                                 FusedCounters* counters = nullptr,
+                                                 std::span<const HostTensor> destinations = {});
 
 // -- regions from straight chains ---------------------------------------------
 

@@ -152,7 +152,7 @@ Result<Outputs> gather(const KernelCall& call) {
       batch_result_axes.push_back(d);
     }
   }
-  TENACT_ASSIGN_OR_RETURN(HostTensor out, allocate_output(call, x.dtype(), shape));
+  TENACT_ASSIGN_OR_RETURN(HostTensor out, full_output(call, x.dtype(), shape));
   if (out.element_count() == 0) return Outputs{std::move(out)};
 
   std::vector<int64_t> window_shape, window_dst, window_src;
@@ -501,8 +501,7 @@ Result<Outputs> scatter(const KernelCall& call) {
                     "update '" + std::string(to_string(attrs->update)) + "' on " +
                         std::string(to_string(x.dtype())));
 
-  TENACT_ASSIGN_OR_RETURN(HostTensor out, allocate_output(call, x.dtype(), x.shape()));
-  copy_to_dense(x, out.data(), call.pool);
+  TENACT_ASSIGN_OR_RETURN(HostTensor out, operand_zero_copy(call));
   if (out.element_count() == 0 || u.element_count() == 0) return Outputs{std::move(out)};
 
   // Updates apply in row-major order: the leading update axes up to the last

@@ -11,7 +11,9 @@
 //   duplicate wins). f16/bf16 add and multiply compute in f32 and round to
 //   the dtype after every update; bool add is or, multiply is and; complex
 //   max/min are lexicographic. The copy of the operand into the result is
-//   parallel; the updates are not (their order is the semantics).
+//   parallel; the updates are not (their order is the semantics). The
+//   InPlace variant skips the copy: the same updates go straight into
+//   operand 0's buffer (dense row-major), which is returned as the result.
 // - Indices are never trusted: any value is either clamped (gather) or
 //   skipped (scatter). Attribute shapes are checked here as far as memory
 //   safety needs; a malformed call is an error, never a crash.

@@ -5,7 +5,9 @@
 // Each op is a strided view of its operand copied (by element size) into a
 // dense output, or into a strided view of it. Index tensors are never
 // trusted: dynamic starts are clamped as StableHLO defines; every run-time
-// shape condition is an InputMismatch error.
+// shape condition is an InputMismatch error. dynamic_update_slice's InPlace
+// variant writes only the window into operand 0's buffer and returns operand
+// 0 itself (operand_zero_copy), with the same clamping.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -32,7 +34,7 @@ inline std::byte* advance(std::byte* p, int64_t elements, size_t elem) {
 // into a new dense tensor.
 Result<Outputs> copy_box(const KernelCall& call, const HostTensor& x,
                          const std::vector<int64_t>& start, std::vector<int64_t> extent) {
-  TENACT_ASSIGN_OR_RETURN(HostTensor out, allocate_output(call, x.dtype(), extent));
+  TENACT_ASSIGN_OR_RETURN(HostTensor out, full_output(call, x.dtype(), extent));
   if (out.element_count() == 0) return Outputs{std::move(out)};
   int64_t offset = 0;
   for (size_t d = 0; d < x.rank(); ++d) offset += start[d] * x.strides()[d];
@@ -79,7 +81,7 @@ Result<Outputs> run_slice(const KernelCall& call) {
     empty = empty || extent[d] == 0;
     if (extent[d] > 0) offset += start[d] * x.strides()[d];
   }
-  TENACT_ASSIGN_OR_RETURN(HostTensor out, allocate_output(call, x.dtype(), extent));
+  TENACT_ASSIGN_OR_RETURN(HostTensor out, full_output(call, x.dtype(), extent));
   if (!empty)
     strided_copy(extent, out.data(), out.strides(), advance(x.data(), offset, size_of(x.dtype())),
                  strides, size_of(x.dtype()), call.pool);
@@ -148,8 +150,7 @@ Result<Outputs> run_dynamic_update_slice(const KernelCall& call) {
                       "update " + dims_text(u.shape()) + " is larger than operand " +
                           dims_text(x.shape()) + " at axis " + std::to_string(d));
   TENACT_ASSIGN_OR_RETURN(auto starts, clamped_starts(call, 2, x.shape(), u.shape()));
-  TENACT_ASSIGN_OR_RETURN(HostTensor out, allocate_output(call, x.dtype(), x.shape()));
-  copy_to_dense(x, out.data(), call.pool);
+  TENACT_ASSIGN_OR_RETURN(HostTensor out, operand_zero_copy(call));
   if (u.element_count() > 0) {
     int64_t offset = 0;
     for (size_t d = 0; d < x.rank(); ++d) offset += starts[d] * out.strides()[d];
@@ -217,7 +218,7 @@ Result<Outputs> run_pad(const KernelCall& call) {
                           " is negative");
     shape[d] = *dim;
   }
-  TENACT_ASSIGN_OR_RETURN(HostTensor out, allocate_output(call, x.dtype(), shape));
+  TENACT_ASSIGN_OR_RETURN(HostTensor out, full_output(call, x.dtype(), shape));
   // Per axis: operand elements [lo, hi) land at low + i * step inside
   // [0, dim). Computed modulo 2^64 where intermediate values may exceed
   // int64 (low = INT64_MIN); the values used are in range.
@@ -277,7 +278,7 @@ Result<Outputs> run_pad_to_match(const KernelCall& call) {
     if (!fits.ok()) return std::move(fits).error().with_context(op_name(call) + ": value");
     attrs->value->store(x.dtype(), value);
   }
-  TENACT_ASSIGN_OR_RETURN(HostTensor out, allocate_output(call, x.dtype(), like.shape()));
+  TENACT_ASSIGN_OR_RETURN(HostTensor out, full_output(call, x.dtype(), like.shape()));
   fill_and_place(call, out, value, x.shape(), x.data(), x.strides(), 0, out.strides());
   return Outputs{std::move(out)};
 }
@@ -315,7 +316,7 @@ Result<Outputs> run_concatenate(const KernelCall& call) {
     if (!sum) return op_error(call, ErrorCode::Overflow, "result extent overflows 64 bits");
     shape[a] = *sum;
   }
-  TENACT_ASSIGN_OR_RETURN(HostTensor out, allocate_output(call, first.dtype(), shape));
+  TENACT_ASSIGN_OR_RETURN(HostTensor out, full_output(call, first.dtype(), shape));
   const size_t elem = size_of(first.dtype());
   int64_t at = 0;
   for (const HostTensor& t : call.inputs) {
@@ -336,7 +337,7 @@ Result<Outputs> run_reverse(const KernelCall& call) {
     return op_error(call, ErrorCode::InvalidAttribute,
                     "dimensions " + dims_text(attrs->dimensions) +
                         " are not distinct axes of rank " + std::to_string(x.rank()));
-  TENACT_ASSIGN_OR_RETURN(HostTensor out, allocate_output(call, x.dtype(), x.shape()));
+  TENACT_ASSIGN_OR_RETURN(HostTensor out, full_output(call, x.dtype(), x.shape()));
   if (out.element_count() == 0) return Outputs{std::move(out)};
   std::vector<int64_t> strides = x.strides();
   int64_t offset = 0;
@@ -357,7 +358,7 @@ Result<Outputs> run_shape_of(const KernelCall& call) {
   TENACT_TRY(expect_result_dtype(call, DType::I64));
   const HostTensor& x = call.inputs[0];
   TENACT_ASSIGN_OR_RETURN(HostTensor out,
-                          allocate_output(call, DType::I64, {static_cast<int64_t>(x.rank())}));
+                          full_output(call, DType::I64, {static_cast<int64_t>(x.rank())}));
   if (x.rank() > 0)
     std::memcpy(out.data(), x.shape().data(), x.rank() * sizeof(int64_t));
   return Outputs{std::move(out)};

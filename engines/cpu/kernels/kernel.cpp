@@ -1,5 +1,6 @@
 #include "engines/cpu/kernels/kernel.hpp"
 
+#include <cstring>
 #include <string>
 
 #include "util/worker_pool.hpp"
@@ -43,6 +44,43 @@ Result<std::vector<HostTensor>> run_extension(const KernelCall& call) {
 }
 
 }  // namespace
+
+std::optional<HostTensor> destination_view(const HostTensor& destination, DType dtype,
+                                           std::span<const int64_t> shape) {
+  const std::shared_ptr<Buffer>& buffer = destination.buffer();
+  if (!buffer || !buffer->host_addressable() || !destination.is_contiguous()) return std::nullopt;
+  auto bytes = checked_byte_size(dtype, shape);
+  const auto room = static_cast<uint64_t>(destination.element_count()) * size_of(destination.dtype());
+  const int64_t start = destination.offset() * static_cast<int64_t>(size_of(destination.dtype()));
+  const auto size = static_cast<int64_t>(size_of(dtype));
+  if (!bytes.ok() || *bytes > room || start % size != 0) return std::nullopt;
+  std::vector<int64_t> dims(shape.begin(), shape.end());
+  std::vector<int64_t> strides = row_major_strides(dims);
+  auto view = Tensor::view(buffer, dtype, std::move(dims), std::move(strides), start / size);
+  if (!view.ok()) return std::nullopt;
+  return std::move(*view);
+}
+
+Result<HostTensor> output_in(const HostTensor* destination, DType dtype, std::vector<int64_t> shape,
+                             BufferFill fill) {
+  if (destination != nullptr) {
+    if (std::optional<HostTensor> view = destination_view(*destination, dtype, shape)) {
+      if (fill == BufferFill::Zeroed && view->element_count() > 0)
+        std::memset(view->data(), 0, static_cast<size_t>(view->element_count()) * size_of(dtype));
+      return std::move(*view);
+    }
+  }
+  return fill == BufferFill::Zeroed ? HostTensor::zeros(dtype, std::move(shape))
+                                    : HostTensor::for_overwrite(dtype, std::move(shape));
+}
+
+Result<HostTensor> output_tensor(const KernelCall& call, size_t index, DType dtype, std::vector<int64_t> shape,
+                                 BufferFill fill) {
+  const HostTensor* destination = index < call.destinations.size() ? &call.destinations[index] : nullptr;
+  auto made = output_in(destination, dtype, std::move(shape), fill);
+  if (!made.ok()) return made.error().with_context(std::string{to_string(call.kind)});
+  return made;
+}
 
 Result<std::vector<HostTensor>> run_kernel(const KernelCall& call) {
   switch (family_of(call.kind)) {

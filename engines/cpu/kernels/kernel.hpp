@@ -5,10 +5,15 @@
 // Contract:
 // - Inputs may have any strides (views: transpose, broadcast with stride 0,
 //   negative strides); kernels read them through their strides.
-// - Kernels allocate their outputs: dense, row-major, 64-byte aligned, of
-//   the dtype in `result_types` and the concrete shape computed from the
-//   inputs and attributes (dimension expressions in attributes are
-//   evaluated against `symbols`).
+// - Kernels write their outputs dense and row-major, of the dtype in
+//   `result_types` and the concrete shape computed from the inputs and
+//   attributes (dimension expressions in attributes are evaluated against
+//   `symbols`): into the call's destination for that result when one is
+//   given and fits (the result is then a view of its buffer), else into a
+//   new 64-byte aligned tensor (output_tensor()). Extension kernels
+//   allocate their own results. A destination overlaps no input.
+// - Variants (KernelVariant) a model's plan chose: PackedPanels reads a
+//   blocked rhs (dot_packed_panels.hpp); InPlace writes into operand 0.
 // - Semantics are docs/program-format.md's (StableHLO where it is silent):
 //   every result is rounded to its own dtype; f16/bf16 compute in f32.
 // - `pool` may be null (serial). Kernels split work over it only when the
@@ -18,6 +23,7 @@
 //   on disjoint outputs are safe.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -28,6 +34,7 @@
 #include "core/op_kind.hpp"
 #include "core/shape.hpp"
 #include "core/tensor.hpp"
+#include "core/tensor_layout.hpp"
 
 namespace tenact {
 class WorkerPool;  // util/worker_pool.hpp
@@ -35,6 +42,21 @@ class WorkerPool;  // util/worker_pool.hpp
 
 namespace tenact::cpu {
 
+
+/// Which kernel of an op runs: the standard one, or a variant a model's
+/// plan chose through a provider (engines/cpu/cpu_providers.hpp).
+enum class KernelVariant : uint8_t {
+  Standard,
+  /// dot_general of a 2-D lhs [M, K] (any strides) and a 2-D f32 rhs [K, N]
+  /// stored in panels of 16 columns (operand_layouts[1]: blocked, block
+  /// [1, 16], axis order [1, 0]); the rhs tensor's buffer holds the
+  /// panels from its offset on.
+  PackedPanels,
+  /// dynamic_update_slice and scatter writing into operand 0's buffer and
+  /// returning operand 0 itself (its storage is the result's): only the
+  /// updated elements are written. Operand 0 must be dense row-major.
+  InPlace,
+};
 
 struct KernelCall {
   OpKind kind;
@@ -48,7 +70,37 @@ struct KernelCall {
   /// For an extension op: its family's prepared host kernel (the engine's
   /// plan holds it); run_kernel calls it with `pool` as its HostParallel.
   const HostExtensionKernel* extension = nullptr;
+  /// Empty, or one per result: a dense host tensor to write that result
+  /// into (BatchOp::destinations, made host-addressable by the engine); an
+  /// unset one, or one smaller than the result, is ignored and the kernel
+  /// allocates as usual (output_tensor()).
+  std::span<const HostTensor> destinations{};
+  KernelVariant variant{KernelVariant::Standard};
+  /// Empty (every operand a plain strided tensor) or one per operand, for
+  /// variants that read a blocked operand.
+  std::span<const ResolvedTensorLayout> operand_layouts{};
 };
+
+/// A dense row-major view of dtype x shape over `destination`'s buffer at
+/// its offset, when `destination` has a host-addressable buffer, is dense
+/// and holds at least those bytes, and its offset is a whole number of
+/// `dtype` elements; nullopt otherwise. The view's bytes are as they were.
+std::optional<HostTensor> destination_view(const HostTensor& destination, DType dtype,
+                                           std::span<const int64_t> shape);
+
+/// What a kernel writes a result into: destination_view(*destination, ...)
+/// when `destination` is not null and it fits, else a new dense tensor
+/// from the calling thread's host buffer source. Zero-filled unless `fill`
+/// is Unspecified (then the caller writes every element). Errors: those of
+/// allocating (sizes over the limit, memory refused).
+Result<HostTensor> output_in(const HostTensor* destination, DType dtype, std::vector<int64_t> shape,
+                             BufferFill fill);
+
+/// The tensor result `index` of `call` is written into: output_in with
+/// call.destinations[index] when there is one. Errors are output_in's,
+/// prefixed with the op's name.
+Result<HostTensor> output_tensor(const KernelCall& call, size_t index, DType dtype,
+                                 std::vector<int64_t> shape, BufferFill fill = BufferFill::Zeroed);
 
 /// Runs one op. Errors: Unsupported for an op/dtype the CPU kernels do not
 /// implement (never expected for core ops), InputMismatch when input shapes

@@ -37,7 +37,7 @@ Result<Outputs> run_transpose(const KernelCall& call) {
                         " is not a permutation of the operand's " + std::to_string(x.rank()) +
                         " axes");
   const HostTensor view = x.transposed(attrs->permutation);
-  TENACT_ASSIGN_OR_RETURN(HostTensor out, allocate_output(call, x.dtype(), view.shape()));
+  TENACT_ASSIGN_OR_RETURN(HostTensor out, full_output(call, x.dtype(), view.shape()));
   copy_to_dense(view, out.data(), call.pool);
   return Outputs{std::move(out)};
 }
@@ -55,7 +55,7 @@ Result<Outputs> run_reshape(const KernelCall& call) {
                     "shape " + dims_text(shape) + " holds " + std::to_string(*count) +
                         " elements, the operand " + dims_text(x.shape()) + " holds " +
                         std::to_string(x.element_count()));
-  TENACT_ASSIGN_OR_RETURN(HostTensor out, allocate_output(call, x.dtype(), std::move(shape)));
+  TENACT_ASSIGN_OR_RETURN(HostTensor out, full_output(call, x.dtype(), std::move(shape)));
   // Row-major order of the operand is row-major order of the result.
   copy_to_dense(x, out.data(), call.pool);
   return Outputs{std::move(out)};
@@ -87,7 +87,7 @@ Result<Outputs> run_broadcast_in_dim(const KernelCall& call) {
                           std::to_string(to) + " of extent " + std::to_string(shape[to]));
     }
   }
-  TENACT_ASSIGN_OR_RETURN(HostTensor out, allocate_output(call, x.dtype(), shape));
+  TENACT_ASSIGN_OR_RETURN(HostTensor out, full_output(call, x.dtype(), shape));
   strided_copy(shape, out.data(), out.strides(), x.data(), src_strides, size_of(x.dtype()),
                call.pool);
   return Outputs{std::move(out)};
@@ -109,7 +109,7 @@ Result<Outputs> run_constant(const KernelCall& call) {
                           std::string(to_string(attrs->dtype)) + dims_text(shape));
     if (!dense.buffer() && dense.element_count() != 0)
       return op_error(call, ErrorCode::InvalidAttribute, "dense value has no buffer");
-    TENACT_ASSIGN_OR_RETURN(HostTensor out, allocate_output(call, attrs->dtype, shape));
+    TENACT_ASSIGN_OR_RETURN(HostTensor out, full_output(call, attrs->dtype, shape));
     copy_to_dense(dense, out.data(), call.pool);
     return Outputs{std::move(out)};
   }
@@ -119,7 +119,7 @@ Result<Outputs> run_constant(const KernelCall& call) {
   if (!fits.ok()) return std::move(fits).error().with_context(op_name(call));
   alignas(16) std::byte value[16] = {};
   attrs->splat->store(attrs->dtype, value);
-  TENACT_ASSIGN_OR_RETURN(HostTensor out, allocate_output(call, attrs->dtype, shape));
+  TENACT_ASSIGN_OR_RETURN(HostTensor out, full_output(call, attrs->dtype, shape));
   fill_elements(out.data(), out.element_count(), value, size_of(attrs->dtype), call.pool);
   return Outputs{std::move(out)};
 }
@@ -161,7 +161,7 @@ Result<Outputs> run_iota(const KernelCall& call) {
     return op_error(call, ErrorCode::InvalidAttribute,
                     "iota_dimension " + std::to_string(axis) + " is not an axis of " +
                         dims_text(shape));
-  TENACT_ASSIGN_OR_RETURN(HostTensor out, allocate_output(call, dtype, shape));
+  TENACT_ASSIGN_OR_RETURN(HostTensor out, full_output(call, dtype, shape));
   if (out.element_count() == 0) return Outputs{std::move(out)};
   const auto a = static_cast<size_t>(axis);
   int64_t outer = 1;
@@ -202,7 +202,7 @@ Result<Outputs> run_extract_diag(const KernelCall& call) {
   std::vector<int64_t> shape(x.shape().begin(), x.shape().end() - 1);
   std::vector<int64_t> strides(x.strides().begin(), x.strides().end() - 1);
   strides[r - 2] = x.strides()[r - 2] + x.strides()[r - 1];
-  TENACT_ASSIGN_OR_RETURN(HostTensor out, allocate_output(call, x.dtype(), shape));
+  TENACT_ASSIGN_OR_RETURN(HostTensor out, full_output(call, x.dtype(), shape));
   strided_copy(shape, out.data(), out.strides(), x.data(), strides, size_of(x.dtype()), call.pool);
   return Outputs{std::move(out)};
 }
@@ -236,7 +236,7 @@ Result<Outputs> run_triangle(const KernelCall& call, bool lower) {
   if (r < 2)
     return op_error(call, ErrorCode::InputMismatch,
                     "needs an operand of rank 2 or more, got " + dims_text(x.shape()));
-  TENACT_ASSIGN_OR_RETURN(HostTensor out, allocate_output(call, x.dtype(), x.shape()));
+  TENACT_ASSIGN_OR_RETURN(HostTensor out, full_output(call, x.dtype(), x.shape()));
   copy_to_dense(x, out.data(), call.pool);
   const int64_t m = x.shape()[r - 2];
   const int64_t n = x.shape()[r - 1];

@@ -1,6 +1,7 @@
 // Small helpers shared by the layout, indexing, gather and scatter kernels:
 // checked access to a KernelCall's attributes and inputs, evaluation of
-// dimension expressions, output allocation, and reading index scalars.
+// dimension expressions, results (in their destinations when given), and
+// reading index scalars.
 //
 // Contract: every function returns an Error (never throws, never crashes)
 // when the call does not have what the op needs; messages start with the
@@ -20,6 +21,7 @@
 #include "core/shape.hpp"
 #include "core/tensor.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
+#include "engines/cpu/kernels/layout_strided_copy.hpp"
 
 namespace tenact::cpu::support {
 
@@ -109,12 +111,34 @@ inline Result<std::vector<int64_t>> eval_shape(const KernelCall& call,
   return dims;
 }
 
-/// A dense, zero-filled output, with the op named in an allocation error.
-inline Result<HostTensor> allocate_output(const KernelCall& call, DType dtype,
-                                          std::vector<int64_t> shape) {
-  auto t = HostTensor::zeros(dtype, std::move(shape));
-  if (!t.ok()) return std::move(t).error().with_context(op_name(call));
-  return t;
+/// The op's dense, zero-filled result 0 (output_tensor: in its destination
+/// when one fits), with the op named in an allocation error.
+inline Result<HostTensor> allocate_output(const KernelCall& call, DType dtype, std::vector<int64_t> shape) {
+  return output_tensor(call, 0, dtype, std::move(shape), BufferFill::Zeroed);
+}
+
+/// allocate_output for a kernel that writes every element (no zero fill).
+inline Result<HostTensor> full_output(const KernelCall& call, DType dtype, std::vector<int64_t> shape) {
+  return output_tensor(call, 0, dtype, std::move(shape), BufferFill::Unspecified);
+}
+
+/// The result of an op that starts from a copy of operand 0 and then
+/// overwrites some elements (dynamic_update_slice, scatter): for the
+/// InPlace variant operand 0 itself (same buffer and offset), which must
+/// be a dense row-major host tensor (InputMismatch otherwise); else a
+/// dense copy of it (in the op's destination when one fits).
+inline Result<HostTensor> operand_zero_copy(const KernelCall& call) {
+  const HostTensor& x = call.inputs[0];
+  if (call.variant == KernelVariant::InPlace) {
+    if (!x.is_host() || !x.is_contiguous() || (!x.buffer() && x.element_count() != 0))
+      return op_error(call, ErrorCode::InputMismatch,
+                      "in place: operand 0 must be a dense row-major host tensor, got shape " +
+                          dims_text(x.shape()) + " with strides " + dims_text(x.strides()));
+    return x;
+  }
+  TENACT_ASSIGN_OR_RETURN(HostTensor out, full_output(call, x.dtype(), x.shape()));
+  copy_to_dense(x, out.data(), call.pool);
+  return out;
 }
 
 /// True when every axis number is in [0, rank) and none repeats.

@@ -77,9 +77,9 @@ Result<std::vector<HostTensor>> run_reduction(const KernelCall& call) {
                             plan_reduction(input.shape(), input.strides(), attrs->dimensions));
   }
 
-  auto allocated = HostTensor::zeros(out_dtype, plan.out_shape);
-  if (!allocated.ok()) return std::move(allocated).error().with_context(name);
-  HostTensor output = std::move(allocated).value();
+  // reduce_with writes every element (the identity for an empty reduction).
+  TENACT_ASSIGN_OR_RETURN(HostTensor output,
+                          output_tensor(call, 0, out_dtype, plan.out_shape, BufferFill::Unspecified));
   Status done = dispatch_op(call.kind, input, plan, output, call.pool);
   if (!done.ok()) return std::move(done).error().with_context(name);
   std::vector<HostTensor> results;

@@ -8,6 +8,7 @@
 #include <future>
 
 #include "engines/cpu/cpu_engine.hpp"
+#include "tests/engines/cpu/batch_launch.hpp"
 #include "tests/engines/cpu/test_engine.hpp"
 #include "transfer/providers.hpp"
 
@@ -30,12 +31,7 @@ std::shared_ptr<const PreparedOp> bound_op(OpKind kind, int64_t n, Endpoint at) 
   return op;
 }
 
-Result<std::vector<Tensor>> run_batch(Engine& engine, BatchWork work) {
-  std::promise<Result<std::vector<Tensor>>> done;
-  auto future = done.get_future();
-  engine.launch_batch(std::move(work), [&](Result<std::vector<Tensor>> r) { done.set_value(std::move(r)); });
-  return future.get();
-}
+constexpr auto run_batch = &tenact::testing::launch_and_wait;
 
 /// Host memory pretending to be a device's: the host may not read it.
 class DeviceLikeMemory final : public BufferAllocator {

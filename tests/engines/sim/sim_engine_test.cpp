@@ -16,47 +16,14 @@
 #include "engines/event.hpp"
 #include "engines/sim/sim_engine.hpp"
 #include "engines/sim/sim_links.hpp"
+#include "tests/engines/cpu/batch_launch.hpp"
 #include "tests/engines/cpu/test_engine.hpp"
+#include "tests/engines/sim/sim_test_platform.hpp"
 
 using namespace tenact;
 using namespace tenact::sim;
 
 namespace {
-
-// Round figures, so that costs can be derived by hand: 1 op per ns, 1 byte
-// per ns, 1 us per launch; links 1 byte per ns after 500 ns.
-SimPlatform round_platform(uint32_t devices, uint64_t memory = uint64_t{1} << 30, double jitter = 0,
-                           uint64_t seed = 0) {
-  SimPlatform p;
-  p.name = "round";
-  p.seed = seed;
-  p.jitter = jitter;
-  for (uint32_t i = 0; i < devices; ++i) {
-    SimDeviceSpec d;
-    d.id = "sim:" + std::to_string(i);
-    d.memory_bytes = memory;
-    d.streams = 2;
-    d.rates.f32 = 1e9;
-    d.memory_bandwidth = 1e9;
-    d.launch_latency_ns = 1000;
-    p.devices.push_back(d);
-    p.links.push_back({"host", d.id, 1e9, 500});
-    p.links.push_back({d.id, "host", 1e9, 500});
-  }
-  for (uint32_t i = 0; i < devices; ++i)
-    for (uint32_t j = 0; j < devices; ++j)
-      if (i != j) p.links.push_back({"sim:" + std::to_string(i), "sim:" + std::to_string(j), 2e9, 100});
-  return p;
-}
-
-struct Sim {
-  std::shared_ptr<SimWorld> world;
-  std::vector<std::shared_ptr<SimEngine>> devices;
-  explicit Sim(SimPlatform platform) : world(SimWorld::create(std::move(platform)).value()) {
-    for (const SimDeviceSpec& d : world->platform().devices)
-      devices.push_back(SimEngine::create({world, d.id}).value());
-  }
-};
 
 std::shared_ptr<const PreparedOp> f32_op(OpKind kind, int64_t n, const std::string& at) {
   auto op = std::make_shared<PreparedOp>();
@@ -83,12 +50,7 @@ BatchWork add_batch(std::vector<Tensor> inputs, const std::string& at, uint32_t 
   return w;
 }
 
-Result<std::vector<Tensor>> run(Engine& engine, BatchWork work) {
-  std::promise<Result<std::vector<Tensor>>> promise;
-  auto future = promise.get_future();
-  engine.launch_batch(std::move(work), [&](Result<std::vector<Tensor>> r) { promise.set_value(std::move(r)); });
-  return future.get();
-}
+constexpr auto run = &tenact::testing::launch_and_wait;
 
 /// Reads a device value back to `host` along the platform's link.
 Tensor read_back(Sim& sim, const Tensor& value, Engine& host) {
