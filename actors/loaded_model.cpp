@@ -1,5 +1,6 @@
 #include "actors/loaded_model.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "actors/runtime.hpp"
@@ -48,7 +49,7 @@ LoadedModel::LoadedModel(ModelLoadContext context, std::shared_ptr<const ModelEx
       execution_(std::move(execution)),
       arenas_(ModelArenas::create(execution_)),
       queue_(options.max_concurrent_runs) {
-  prepare_.compiler = options.compiler;
+  prepare_.compiler = execution_->plan->compiler;
   prepare_.pins = execution_->pins;
   prepare_.cache_in_flight = true;
   updates_states_ = !execution_->plan->program->state_updates().empty();
@@ -154,6 +155,23 @@ Status LoadedModel::check_inputs(const std::vector<Tensor>& inputs) const {
   return ok_status();
 }
 
+Status LoadedModel::check_regions(const PreparedProgram& prepared) {
+  if (regions_checked_.load(std::memory_order_acquire) == &prepared) return ok_status();
+  std::vector<std::vector<size_t>> fused;
+  for (const ElementwiseRegion& r : prepared.root->regions) {
+    std::vector<size_t> ops;
+    for (uint32_t i : r.instructions) ops.push_back(prepared.root->staging->instructions[i].semantic_op);
+    std::sort(ops.begin(), ops.end());
+    fused.push_back(std::move(ops));
+  }
+  if (fused != execution_->plan->fused_regions)
+    return Error{ErrorCode::Internal, "model '" + execution_->plan->program->name() +
+                                          "': preparation fused other elementwise regions than its plan's storage "
+                                          "was packed for"};
+  regions_checked_.store(&prepared, std::memory_order_release);
+  return ok_status();
+}
+
 void LoadedModel::run(std::vector<Tensor> inputs, std::function<void(Result<ModelRunResult>)> done,
                       ExecutionStats* stats) {
   if (Status valid = check_inputs(inputs); !valid.ok()) return done(valid.error());
@@ -194,6 +212,7 @@ void LoadedModel::start_run(std::vector<Tensor> inputs, RunDone done, ExecutionS
               [self, shared_inputs, destinations = std::move(*lease), done = std::move(done),
                stats](Result<PreparedProgramPtr> prepared) mutable {
                 if (!prepared.ok()) return done(prepared.error());
+                if (Status same = self->check_regions(**prepared); !same.ok()) return done(same.error());
                 RuntimeLink::Use again(*self->context_.link);
                 Runtime* runtime = again.runtime();
                 if (!runtime) return done(shutdown("a model run"));

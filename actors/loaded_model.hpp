@@ -7,6 +7,7 @@
 // replace them; the model's queue keeps those from overlapping.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -51,6 +52,9 @@ class LoadedModel final : public Model, public std::enable_shared_from_this<Load
   void start_run(std::vector<Tensor> inputs, RunDone done, ExecutionStats* stats);
   void complete_run(Result<std::vector<Tensor>> result, const RunDone& done);
   Status check_inputs(const std::vector<Tensor>& inputs) const;
+  /// Internal unless `prepared` fuses exactly the regions the plan's
+  /// storage was packed for (checked once per prepared program).
+  Status check_regions(const PreparedProgram& prepared);
   Result<std::vector<Tensor>> fresh_states() const;
   std::vector<Tensor> states() const;
 
@@ -65,6 +69,8 @@ class LoadedModel final : public Model, public std::enable_shared_from_this<Load
   std::map<std::string, ModelMemory> held_;
   std::shared_ptr<ModelArenas> arenas_;
   ModelQueue queue_;
+  /// The last prepared program check_regions passed.
+  std::atomic<const PreparedProgram*> regions_checked_{nullptr};
   mutable std::mutex states_mutex_;
   /// One per program state (SemanticProgram::states() order).
   std::vector<Tensor> states_;

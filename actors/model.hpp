@@ -55,7 +55,8 @@ struct ModelOptions {
   /// What the plan compiler is given: an explicit tensor for every program
   /// input (the largest extents a run may bring), explicit tensors where a
   /// contract does not fix one, required capabilities and preferred
-  /// providers per node, retention, the weight materializer, packing.
+  /// providers per node, retention, the weight materializer, packing, and
+  /// the compiler options the runs are prepared with (fusion).
   ModelCompileOptions compile;
   /// The engines the model's ops may be resolved to (every registered
   /// executable engine, in preference order, when it names none).
@@ -63,8 +64,6 @@ struct ModelOptions {
   /// Runs of a model without state updates that may run at once (each
   /// holds an activation arena while it runs); at least 1.
   uint32_t max_concurrent_runs = 4;
-  /// Prepare options besides the pins (fusion on or off...).
-  CompilerOptions compiler;
 };
 
 struct ModelRunResult {

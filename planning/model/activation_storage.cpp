@@ -2,12 +2,15 @@
 // their operand's storage; every other result is an activation, packed by
 // liveness into its device's arena or given a resource of its own.
 //
-// Lifetimes are closed intervals of op indices in program order: from the
-// producer to the last reader (the producer alone when nobody reads it),
-// an aliased operand's extended to its aliasing result's. Two packed
-// values of one device whose lifetimes intersect never share a byte: the
-// packing is valid because each device runs its ops in program order on
-// one queue (model_execution.hpp).
+// Lifetimes are closed intervals of op indices: from the start of the
+// producer's execution window to the end of the last reader's (the
+// producer's alone when nobody reads it), an aliased operand's extended to
+// its aliasing result's. A window is the op's own index, or the span of the
+// fused regions around it (ModelPlan::op_windows): each device runs its
+// units one at a time on one queue (model_execution.hpp), so an op whose
+// window ends before another's starts has run before it. Two packed values
+// of one device whose lifetimes intersect never share a byte. A region's
+// result nobody outside it reads is never materialized: it gets no storage.
 #include <algorithm>
 
 #include "planning/model/plan_stages.hpp"
@@ -27,9 +30,10 @@ struct Lifetime {
 std::vector<Lifetime> lifetimes(const StorageInputs& in) {
   const std::vector<Op>& ops = in.program.ops();
   std::vector<Lifetime> life(in.program.values().size());
+  const auto& window = in.execution.windows;
   for (size_t i = 0; i < ops.size(); ++i) {
-    for (ValueId v : ops[i].inputs) life[v].last = std::max(life[v].last, i);
-    for (ValueId r : ops[i].outputs) life[r] = Lifetime{i, i};
+    for (ValueId v : ops[i].inputs) life[v].last = std::max(life[v].last, window[i].second);
+    for (ValueId r : ops[i].outputs) life[r] = Lifetime{window[i].first, window[i].second};
   }
   // Later ops first, so that a result's lifetime is final before it
   // extends its operand's.
@@ -63,6 +67,8 @@ std::string unpacked_reason(const StorageInputs& in, const StoragePass& pass, Va
   const std::vector<ValueId>& outputs = in.program.outputs();
   if (std::find(outputs.begin(), outputs.end(), v) != outputs.end()) return "a program output";
   if (std::binary_search(in.retained.begin(), in.retained.end(), v)) return "retained";
+  for (const StateUpdate& u : in.program.state_updates())
+    if (u.value == v) return "a state's new contents (no provider updates it in place)";
   if (in.program.ops()[op].kind == OpKind::Extension) return "an extension op's result";
   if (read_elsewhere[v]) return "read on another device";
   if (in.tensors[v].layout.kind != ResolvedTensorLayout::Kind::Contiguous) return "a non-contiguous layout";
@@ -139,7 +145,7 @@ Result<uint64_t> peak_live_bytes(const StorageInputs& in, const StoragePass& pas
   std::vector<int64_t> delta(in.program.ops().size() + 1, 0);
   for (ValueId v = 0; v < pass.storage.size(); ++v) {
     const ValueStorage& s = pass.storage[v];
-    if (s.kind != ValueStorage::Kind::Activation) continue;
+    if (s.kind != ValueStorage::Kind::Activation || s.fused) continue;
     TENACT_ASSIGN_OR_RETURN(const uint64_t bytes, in.tensors[v].minimum_storage_bytes());
     delta[s.first_op] += static_cast<int64_t>(bytes);
     delta[s.last_op + 1] -= static_cast<int64_t>(bytes);
@@ -176,6 +182,11 @@ Status place_activations(const StorageInputs& in, StoragePass& pass) {
       s.kind = ValueStorage::Kind::Activation;
       s.first_op = life[v].first;
       s.last_op = life[v].last;
+      if (in.execution.fused[v]) {
+        s.fused = true;
+        s.unpacked_because = "fused into a region (never materialized)";
+        continue;
+      }
       const ResolvedTensorSpec& tensor = in.tensors[v];
       TENACT_ASSIGN_OR_RETURN(const uint64_t bytes, tensor.minimum_storage_bytes());
       TENACT_ASSIGN_OR_RETURN(pass.activation_bytes.total,

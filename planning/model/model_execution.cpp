@@ -1,5 +1,7 @@
 #include "planning/model/model_execution.hpp"
 
+#include "planning/model/plan_stages.hpp"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -34,38 +36,6 @@ std::vector<DimExpr> dims_of(const ValueInfo& v) {
   std::vector<DimExpr> dims;
   for (const ShapeExtent& e : v.type.shape) dims.push_back(e.expr);
   return dims;
-}
-
-/// The extension families of the model's ops, each inferring exactly what
-/// the model's validation inferred for the same operands and attributes.
-ExtensionRegistry model_extensions(const SemanticProgram& program) {
-  struct Instance {
-    std::vector<ValueType> operands;
-    std::string attributes;
-    std::vector<ValueType> results;
-  };
-  std::map<std::string, std::vector<Instance>> by_family;
-  for (const Op& op : program.ops()) {
-    const auto* ext = std::get_if<ExtensionAttrs>(&op.attrs);
-    if (op.kind != OpKind::Extension || ext == nullptr) continue;
-    Instance instance{{}, ext->attributes_json, {}};
-    for (ValueId v : op.inputs) instance.operands.push_back(program.value(v).type);
-    for (ValueId v : op.outputs) instance.results.push_back(program.value(v).type);
-    by_family[ext->family].push_back(std::move(instance));
-  }
-  ExtensionRegistry registry;
-  for (auto& [family, instances] : by_family)
-    registry.add(
-        family,
-        [family = family, instances = std::move(instances)](
-            std::span<const ValueType> operands, const std::string& attributes) -> Result<std::vector<ValueType>> {
-          for (const Instance& i : instances)
-            if (i.attributes == attributes &&
-                std::equal(operands.begin(), operands.end(), i.operands.begin(), i.operands.end()))
-              return i.results;
-          return internal("extension family '" + family + "' is applied as the model never applies it");
-        });
-  return registry;
 }
 
 /// The plain program's draft and what each of its inputs is.
@@ -171,6 +141,38 @@ Result<std::shared_ptr<const ModelExecution>> derive_model_execution(std::shared
   e->pins = pins_of(*plan);
   TENACT_TRY(place_destinations(*plan, *e));
   return std::shared_ptr<const ModelExecution>(std::move(e));
+}
+
+/// The extension families of the model's ops, each inferring exactly what
+/// the model's validation inferred for the same operands and attributes.
+ExtensionRegistry model_extensions(const SemanticProgram& program) {
+  struct Instance {
+    std::vector<ValueType> operands;
+    std::string attributes;
+    std::vector<ValueType> results;
+  };
+  std::map<std::string, std::vector<Instance>> by_family;
+  for (const Op& op : program.ops()) {
+    const auto* ext = std::get_if<ExtensionAttrs>(&op.attrs);
+    if (op.kind != OpKind::Extension || ext == nullptr) continue;
+    Instance instance{{}, ext->attributes_json, {}};
+    for (ValueId v : op.inputs) instance.operands.push_back(program.value(v).type);
+    for (ValueId v : op.outputs) instance.results.push_back(program.value(v).type);
+    by_family[ext->family].push_back(std::move(instance));
+  }
+  ExtensionRegistry registry;
+  for (auto& [family, instances] : by_family)
+    registry.add(
+        family,
+        [family = family, instances = std::move(instances)](
+            std::span<const ValueType> operands, const std::string& attributes) -> Result<std::vector<ValueType>> {
+          for (const Instance& i : instances)
+            if (i.attributes == attributes &&
+                std::equal(operands.begin(), operands.end(), i.operands.begin(), i.operands.end()))
+              return i.results;
+          return internal("extension family '" + family + "' is applied as the model never applies it");
+        });
+  return registry;
 }
 
 }  // namespace tenact

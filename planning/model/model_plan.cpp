@@ -23,15 +23,20 @@ Result<std::vector<ResolvedTensorSpec>> resolved_tensors(const SemanticProgram& 
   return tensors;
 }
 
-/// (R, U) for each state update U and every other op R that reads its state.
-std::vector<std::pair<size_t, size_t>> update_order(const SemanticProgram& program) {
+/// (R, U) for each state update U written in place and every other op R
+/// that reads its state (an update into new storage needs no order).
+std::vector<std::pair<size_t, size_t>> update_order(const SemanticProgram& program,
+                                                    const std::vector<NodeResolution>& nodes) {
   std::vector<std::pair<size_t, size_t>> order;
-  for (const StateUpdate& u : program.state_updates())
+  for (const StateUpdate& u : program.state_updates()) {
+    const std::vector<AliasPolicy>& aliases = nodes[u.op].result_aliases;
+    if (u.result >= aliases.size() || aliases[u.result] != AliasPolicy::must(u.operand)) continue;
     for (size_t r = 0; r < program.ops().size(); ++r) {
       const std::vector<ValueId>& operands = program.ops()[r].inputs;
       if (r != u.op && std::find(operands.begin(), operands.end(), u.state) != operands.end())
         order.emplace_back(r, u.op);
     }
+  }
   return order;
 }
 
@@ -96,7 +101,11 @@ Result<std::shared_ptr<const ModelPlan>> compile_model_plan(std::shared_ptr<cons
   plan->weight_materializer = materializer->id;
   plan->execution_weight_fingerprint = execution_weight_fingerprint(*program, materializer->id, plan->tensors);
   plan->symbols = std::move(inputs.symbols);
+  plan->compiler = options.compiler;
   plan->retained = std::move(inputs.retained);
+  plan->order = update_order(*program, plan->nodes);
+  TENACT_ASSIGN_OR_RETURN(PredictedExecution execution,
+                          predict_execution(*program, catalog, options, plan->nodes, plan->retained, plan->order));
   const StorageInputs in{*program,
                          catalog,
                          options,
@@ -104,9 +113,11 @@ Result<std::shared_ptr<const ModelPlan>> compile_model_plan(std::shared_ptr<cons
                          plan->nodes,
                          plan->retained,
                          plan->family_fingerprint,
-                         plan->execution_weight_fingerprint};
+                         plan->execution_weight_fingerprint,
+                         execution};
   TENACT_TRY(settle_storage(in, *plan));
-  plan->order = update_order(*program);
+  plan->fused_regions = std::move(execution.regions);
+  plan->op_windows = std::move(execution.windows);
   plan->digest = plan_digest(*plan);
   return std::shared_ptr<const ModelPlan>(std::move(plan));
 }

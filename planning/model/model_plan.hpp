@@ -19,8 +19,10 @@
 //     alone when the options name one); the first whose contracts unify
 //     with the operands' tensors (and explicit result tensors) and infer
 //     every other result wins (why is recorded). A state update's node
-//     takes only providers whose result must alias the state's operand;
-//     other nodes never take providers with must-alias results. Every
+//     tries the providers whose result must alias the state's operand
+//     first (written in place), then the others (computed into storage of
+//     its own, which replaces the state after the run); other nodes never
+//     take providers with must-alias results. Every
 //     inferred result must equal the program's own inference at the bound
 //     symbols (a provider that disagrees violates its contract);
 //  4. storage: weights get one physical component per device that reads
@@ -34,7 +36,8 @@
 //     result is an activation: packed by liveness into one arena per device
 //     (values whose lifetimes in program order do not overlap share bytes)
 //     unless it is a program output, retained, read on another device,
-//     produced by an extension op, or packing is off — then it has a
+//     produced by an extension op, a state's new contents not written in
+//     place, or packing is off — then it has a
 //     resource of its own. Resource ids are content-addressed
 //     (resource_ids.hpp).
 //
@@ -67,6 +70,7 @@
 #include "engines/tensor_contract.hpp"
 #include "planning/model/provider_catalog.hpp"
 #include "planning/model/weight_materializers.hpp"
+#include "planning/prepare_options.hpp"
 
 namespace tenact {
 
@@ -88,6 +92,9 @@ struct ModelCompileOptions {
   /// Pack activations of a device into one arena by liveness; off: each
   /// activation has a resource of its own.
   bool pack_activations = true;
+  /// What the runs are prepared with (fusion, region size): the plan
+  /// predicts the fused regions from it, since a region runs as one step.
+  CompilerOptions compiler;
 };
 
 /// How one op was resolved.
@@ -163,6 +170,9 @@ struct ValueStorage {
   /// op's result", "packing off").
   bool packed = false;
   std::string unpacked_because;
+  /// Activations: a result of a fused region that leaves it for no reader:
+  /// never materialized, no storage.
+  bool fused = false;
   /// Activations: its lifetime in program order (first and last op).
   size_t first_op = 0;
   size_t last_op = 0;
@@ -191,6 +201,9 @@ struct ModelPlan {
   std::string execution_weight_fingerprint;
   /// The program's symbols bound from the input tensors.
   SymbolBindings symbols;
+  /// The compiler options the runs are prepared with (what the regions
+  /// were predicted under).
+  CompilerOptions compiler;
   /// Per ValueId: its resolved tensor.
   std::vector<ResolvedTensorSpec> tensors;
   /// Per op, in program order.
@@ -216,6 +229,17 @@ struct ModelPlan {
   /// (before, after) op pairs: a state's other readers run before its
   /// in-place update.
   std::vector<std::pair<size_t, size_t>> order;
+  /// The elementwise regions preparation will fuse (planning/
+  /// elementwise_regions.hpp, on the model's endpoints, queue 0 and order
+  /// edges), each as its ops ascending; a member's result that leaves no
+  /// region is never materialized (ValueStorage::fused).
+  std::vector<std::vector<size_t>> fused_regions;
+  /// Per op: when it runs, as a closed interval of op indices. An op runs
+  /// in its own place in program order unless a fused region spans it: a
+  /// region runs as one step once its inputs exist, so every op of a
+  /// device between the first and last member of overlapping regions may
+  /// run anywhere in that span. Lifetimes are taken over these windows.
+  std::vector<std::pair<size_t, size_t>> op_windows;
   /// SHA-256 hex of the plan's canonical text: equal plans, equal digests.
   std::string digest;
 

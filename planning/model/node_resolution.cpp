@@ -47,13 +47,22 @@ std::string alias_refusal(const NodeQuery& q, const Served& s) {
   for (size_t r = 0; r < results.size(); ++r) {
     const bool must = results[r].alias.kind == AliasPolicy::Kind::MustAlias;
     const bool updating = q.update != nullptr && r == q.update->result;
-    if (updating && results[r].alias != AliasPolicy::must(q.update->operand))
-      return "its result does not alias state `" + q.state_name() + "` in place";
+    // An update may also be computed into new storage that replaces the
+    // state after the run (updates_in_place says which candidates do better).
+    if (updating && must && results[r].alias != AliasPolicy::must(q.update->operand))
+      return "its result must alias another operand than state `" + q.state_name() + "`";
     if (must && !updating) return "its result " + std::to_string(r) + " must alias an operand and updates no state";
   }
   if (q.update != nullptr && q.update->result >= results.size())
-    return "its result does not alias state `" + q.state_name() + "` in place";
+    return "it has no result " + std::to_string(q.update->result);
   return "";
+}
+
+/// Whether `s` writes the node's state update in place (its result must
+/// alias the state's operand).
+bool updates_in_place(const NodeQuery& q, const Served& s) {
+  return q.update != nullptr && q.update->result < s.contract.results.size() &&
+         s.contract.results[q.update->result].alias == AliasPolicy::must(q.update->operand);
 }
 
 std::vector<std::string> missing_capabilities(const NodeQuery& q, const CatalogEntry& entry) {
@@ -172,8 +181,10 @@ Result<std::vector<const Served*>> admissible(const NodeQuery& q, const std::vec
   }
   if (by_alias.empty() && q.update != nullptr)
     return invalid_plan("node `" + q.node + "` updates state `" + q.state_name() +
-                        "` in place, but no provider serving it has a result that must alias the state (candidates: " +
+                        "`, but every provider serving it has a result that must alias another operand (candidates: " +
                         joined(names) + ")");
+  // A state update: the providers that write it in place first.
+  std::stable_partition(by_alias.begin(), by_alias.end(), [&q](const Served* s) { return updates_in_place(q, *s); });
   if (by_alias.empty())
     return invalid_plan("node `" + q.node +
                         "` updates no state, but every provider serving it has a result that "

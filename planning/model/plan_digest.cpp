@@ -64,6 +64,14 @@ std::string plan_digest(const ModelPlan& plan) {
   for (ValueId v : plan.retained) text += " " + std::to_string(v);
   text += "\norder";
   for (const auto& [before, after] : plan.order) text += " " + std::to_string(before) + "<" + std::to_string(after);
+  text += "\ncompiler fuse=" + std::to_string(plan.compiler.fuse_elementwise) +
+          " max_region_ops=" + std::to_string(plan.compiler.max_region_ops);
+  text += "\nregions";
+  for (const auto& region : plan.fused_regions) {
+    text += " {";
+    for (size_t op : region) text += " " + std::to_string(op);
+    text += " }";
+  }
   text += "\nalignment " + std::to_string(plan.value_alignment_bytes) + "\n";
   return sha256_hex(text);
 }

@@ -54,6 +54,33 @@ Result<std::vector<NodeResolution>> resolve_nodes(const SemanticProgram& program
 // -- storage ----------------------------------------------------------------------------
 
 /// What every storage pass reads.
+// -- the fused regions preparation will form -----------------------------------
+
+/// What a model's runs will execute as single steps.
+struct PredictedExecution {
+  /// ModelPlan::fused_regions and ModelPlan::op_windows.
+  std::vector<std::vector<size_t>> regions;
+  std::vector<std::pair<size_t, size_t>> windows;
+  /// Per ValueId: a region member's result that leaves the region for no
+  /// reader and is no output (never materialized).
+  std::vector<bool> fused;
+};
+
+/// The regions plan_elementwise_regions forms for the model's plain
+/// program (inputs, weights and states as inputs; outputs, state updates'
+/// values and retained values as outputs) with every op at its node's
+/// endpoint on queue 0 and the order edges, under options.compiler; and
+/// the windows they give (ModelPlan::op_windows).
+Result<PredictedExecution> predict_execution(const SemanticProgram& program, const ProviderCatalog& catalog,
+                                             const ModelCompileOptions& options,
+                                             const std::vector<NodeResolution>& nodes,
+                                             const std::vector<ValueId>& retained,
+                                             const std::vector<std::pair<size_t, size_t>>& order);
+
+/// The model's extension families, each inferring exactly what the model's
+/// validation inferred (to validate programs derived from the model).
+ExtensionRegistry model_extensions(const SemanticProgram& program);
+
 struct StorageInputs {
   const SemanticProgram& program;
   const ProviderCatalog& catalog;
@@ -64,6 +91,9 @@ struct StorageInputs {
   const std::vector<ValueId>& retained;
   std::string family_fingerprint;
   std::string weight_fingerprint;
+  /// Per op its execution window, per ValueId whether it is fused away
+  /// (PredictedExecution).
+  const PredictedExecution& execution;
 };
 
 /// The storage of one pass: for the probe (no alignment yet) every weight

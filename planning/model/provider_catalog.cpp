@@ -42,7 +42,7 @@ Result<ProviderCatalog> ProviderCatalog::make(std::vector<Engine> engines) {
     for (const OpProvider& p : *engine.providers)
       catalog.entries_.push_back(CatalogEntry{engine.id + "/" + p.id, engine.id,
                                               Endpoint{engine.id, engine.storage_class}, static_cast<uint32_t>(rank),
-                                              &p, engine.providers});
+                                              &p, engine.providers, engine.fuses_regions});
   }
   return catalog;
 }
@@ -64,7 +64,7 @@ Result<ProviderCatalog> ProviderCatalog::from_config(const RuntimeConfig& config
     if (placement.storage_class)
       for (const std::string& s : caps.storage_classes)
         if (s == *placement.storage_class) storage = s;
-    engines.push_back(Engine{e->id(), std::move(storage), caps.providers});
+    engines.push_back(Engine{e->id(), std::move(storage), caps.providers, caps.fused_elementwise_regions});
   }
   if (engines.empty())
     return Error{ErrorCode::NoEligibleEngine,

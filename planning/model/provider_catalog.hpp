@@ -33,6 +33,9 @@ struct CatalogEntry {
   /// Owned by `providers`.
   const OpProvider* provider = nullptr;
   OpProviderList providers;
+  /// Whether its engine runs planned elementwise regions as one fused pass
+  /// (EngineCapabilities::fused_elementwise_regions).
+  bool fuses_regions = false;
 };
 
 class ProviderCatalog {
@@ -43,6 +46,7 @@ class ProviderCatalog {
     std::string id;
     std::string storage_class;
     OpProviderList providers;
+    bool fuses_regions = false;
   };
 
   /// Errors: InvalidPlan for an empty or repeated engine id, a provider

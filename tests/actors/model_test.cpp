@@ -326,7 +326,7 @@ TEST_CASE("liveness packing gives the same outputs as unpacked storage, with few
     // each op reads one or two earlier values; the last two values are outputs.
     std::string ops;
     std::vector<std::string> values = {"x", "w"};
-    const char* unary[] = {"tanh", "negate", "exponential_minus_one", "abs"};
+    const char* unary[] = {"tanh", "negate", "exponential_minus_one", "abs", "transpose"};
     const char* binary[] = {"add", "multiply", "subtract", "maximum"};
     const int count = 4 + static_cast<int>(rng() % 20);
     for (int i = 0; i < count; ++i) {
@@ -334,9 +334,11 @@ TEST_CASE("liveness packing gives the same outputs as unpacked storage, with few
       const std::string a = values[rng() % values.size()], b = values[rng() % values.size()];
       const int kind = static_cast<int>(rng() % 8);
       if (!ops.empty()) ops += ",\n";
-      if (kind < 3)
-        ops += R"({"op": ")" + std::string(unary[rng() % 4]) + R"(", "in": [")" + a + R"("], "out": ")" + out + "\"}";
-      else if (kind < 7)
+      if (kind < 3) {
+        const std::string op = unary[rng() % 5];
+        ops += R"({"op": ")" + op + R"(", "in": [")" + a + R"("], "out": ")" + out + "\"" +
+               (op == "transpose" ? R"(, "permutation": [1, 0]})" : "}");
+      } else if (kind < 7)
         ops += R"({"op": ")" + std::string(binary[rng() % 4]) + R"(", "in": [")" + a + R"(", ")" + b +
                R"("], "out": ")" + out + "\"}";
       else
@@ -358,7 +360,7 @@ TEST_CASE("liveness packing gives the same outputs as unpacked storage, with few
     packed.compile.tensors["x"] = spec(DType::F32, {4, 4});
     ModelOptions unpacked = packed;
     unpacked.compile.pack_activations = false;
-    unpacked.compiler.fuse_elementwise = packed.compiler.fuse_elementwise = false;  // every value materialized
+    unpacked.compile.compiler.fuse_elementwise = packed.compile.compiler.fuse_elementwise = false;  // every value materialized
     auto a = mr.rt().load_model(program, {{"w", w}}, packed);
     auto b = mr.rt().load_model(program, {{"w", w}}, unpacked);
     INFO("program " << p << ": " << (a.ok() ? std::string{} : a.error().to_string()));
@@ -376,6 +378,18 @@ TEST_CASE("liveness packing gives the same outputs as unpacked storage, with few
     REQUIRE(out_a.ok());
     REQUIRE(out_b.ok());
     for (size_t k = 0; k < 2; ++k) CHECK(out_a->outputs[k].bitwise_equal(out_b->outputs[k]));
+    // Packed with fusion on: regions run as one step, which the plan's
+    // lifetimes account for (ModelPlan::op_windows); fused results bit for
+    // bit as unfused ones (docs/program-format.md, "Rounding").
+    ModelOptions fused = packed;
+    fused.compile.compiler.fuse_elementwise = true;
+    auto c = mr.rt().load_model(program, {{"w", w}}, fused);
+    REQUIRE(c.ok());
+    for (int again = 0; again < 2; ++again) {
+      auto out_c = (*c)->run({x}).get();
+      REQUIRE(out_c.ok());
+      for (size_t k = 0; k < 2; ++k) CHECK(out_c->outputs[k].bitwise_equal(out_b->outputs[k]));
+    }
     // Packed values a live op reads (ops no output depends on are dropped
     // when the program is staged and never allocate either way).
     std::vector<bool> read((*a)->plan().storage.size(), false);
@@ -457,4 +471,77 @@ TEST_CASE("a model that outlives its runtime answers Shutdown", "[model]") {
   CHECK(out.error().code() == ErrorCode::Shutdown);
   CHECK(model->state("anything").get().error().code() == ErrorCode::UndefinedName);
   CHECK(model->reset().get().ok());  // no states: nothing to do
+}
+
+TEST_CASE("a state update no kernel writes in place replaces the state after each run", "[model][sim]") {
+  for (const char* engines : {"cpu", "sim:0"}) {
+    ModelRuntime mr{engines};
+    // count_next = count + x: no in-place provider serves `add`.
+    auto program = program_of(R"({"format": "tenact.program/1", "name": "counter",
+      "inputs": [{"name": "x", "dtype": "i64", "shape": [2]}],
+      "states": [{"name": "count", "dtype": "i64", "shape": [2]}],
+      "ops": [{"op": "add", "in": ["count", "x"], "out": "count_next"},
+              {"op": "multiply", "in": ["count_next", "x"], "out": "y"}],
+      "state_updates": [{"state": "count", "value": "count_next"}],
+      "outputs": ["y"]})");
+    ModelOptions options;
+    options.compile.tensors["x"] = spec(DType::I64, {2});
+    auto model = mr.rt().load_model(program, {}, options);
+    INFO(engines << ": " << (model.ok() ? std::string{} : model.error().to_string()));
+    REQUIRE(model.ok());
+    CHECK((*model)->plan().storage[program->state_updates()[0].value].kind == ValueStorage::Kind::Activation);
+    auto x = Tensor::zeros(DType::I64, {2}).value();
+    x.data_as<int64_t>()[0] = 1;
+    x.data_as<int64_t>()[1] = 3;
+    for (int64_t run = 1; run <= 5; ++run) {
+      auto out = (*model)->run({x}).get();
+      REQUIRE(out.ok());
+      const Tensor y = mr.to_host(out->outputs[0]);
+      // count after the run is run * x; y = count * x.
+      CHECK(y.data_as<int64_t>()[0] == run * 1 * 1);
+      CHECK(y.data_as<int64_t>()[1] == run * 3 * 3);
+    }
+    auto count = (*model)->state("count").get();
+    REQUIRE(count.ok());
+    CHECK(count->data_as<int64_t>()[0] == 5);
+    CHECK(count->data_as<int64_t>()[1] == 15);
+  }
+}
+
+TEST_CASE("a transformer block packed and fused gives the unpacked outputs bit for bit", "[model]") {
+  // bench/models/transformer_block.json: layer norms from reductions, whose
+  // broadcast of the scale sits between two multiplies one region fuses —
+  // the region runs after the broadcast, so program-order liveness alone
+  // would let the broadcast overwrite what the region still reads.
+  ModelRuntime mr{"cpu"};
+  auto program = program_file("bench/models/transformer_block.json");
+  std::map<std::string, Tensor> weights;
+  for (const WeightInfo& w : program->weights()) {
+    const ValueInfo& v = program->value(w.value);
+    std::vector<int64_t> shape;
+    for (const ShapeExtent& e : v.type.shape) shape.push_back(*e.expr.constant_value());
+    auto t = Tensor::zeros(DType::F32, shape).value();
+    for (int64_t i = 0; i < t.element_count(); ++i)
+      t.data_as<float>()[i] = 0.02f * static_cast<float>((i * 7919 + static_cast<int64_t>(w.value) * 31) % 97 - 48);
+    weights[v.name] = t;
+  }
+  const ValueInfo& in = program->value(program->inputs()[0]);
+  std::vector<int64_t> shape;
+  for (const ShapeExtent& e : in.type.shape) shape.push_back(*e.expr.constant_value());
+  auto x = Tensor::zeros(DType::F32, shape).value();
+  for (int64_t i = 0; i < x.element_count(); ++i) x.data_as<float>()[i] = 0.01f * static_cast<float>(i % 211 - 105);
+  ModelOptions packed;
+  packed.compile.tensors[in.name] = spec(DType::F32, {shape.begin(), shape.end()});
+  ModelOptions unpacked = packed;
+  unpacked.compile.pack_activations = false;
+  auto a = mr.rt().load_model(program, weights, packed);
+  auto b = mr.rt().load_model(program, weights, unpacked);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK_FALSE((*a)->plan().fused_regions.empty());
+  auto out_a = (*a)->run({x}).get();
+  auto out_b = (*b)->run({x}).get();
+  REQUIRE(out_a.ok());
+  REQUIRE(out_b.ok());
+  for (size_t k = 0; k < out_b->outputs.size(); ++k) CHECK(out_a->outputs[k].bitwise_equal(out_b->outputs[k]));
 }

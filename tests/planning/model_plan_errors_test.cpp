@@ -172,23 +172,37 @@ TEST_CASE("the first fitting provider wins and the others are recorded", "[model
   CHECK(plan->node(1).why == "the first provider in catalog order whose contract fits (also fitting: e1/m)");
 }
 
-TEST_CASE("state updates take only providers that update the state in place", "[model][errors]") {
+TEST_CASE("a state update is written in place where a provider can, else into new storage", "[model][errors]") {
   const auto program = updating_model();
   ModelCompileOptions o;
   o.tensors["u"] = dense(DType::F32, {4});
-  CHECK(compile_error(program, mirror_catalog(), o) ==
-        "node `s_next` updates state `s` in place, but no provider serving it has a result that must alias the state "
-        "(candidates: e0/mirror)");
-  // A result aliasing the other operand does not update the state.
+  // No in-place provider: the update is computed into storage of its own
+  // (it replaces the state after the run), and nothing needs ordering.
+  const auto functional = compiled(program, mirror_catalog(), o);
+  CHECK(functional->node(1).provider == "e0/mirror");
+  const ValueId s_next = program->state_updates()[0].value;
+  CHECK(functional->storage[s_next].kind == ValueStorage::Kind::Activation);
+  CHECK_FALSE(functional->storage[s_next].packed);
+  CHECK(functional->storage[s_next].unpacked_because == "a state's new contents (no provider updates it in place)");
+  CHECK(functional->order.empty());
+  // An in-place provider wins for the update even when declared later; the
+  // other reader of the state is ordered before it.
+  const auto both = catalog_of(
+      {{"e0", "mem", list({provider("m", mirror), provider("i", aliasing(mirror, 0, AliasPolicy::must(0)))})}});
+  const auto in_place = compiled(program, both, o);
+  CHECK(in_place->node(0).provider == "e0/m");
+  CHECK(in_place->node(1).provider == "e0/i");
+  CHECK(in_place->storage[s_next].kind == ValueStorage::Kind::Aliased);
+  CHECK(in_place->order == std::vector<std::pair<size_t, size_t>>{{0, 1}});
+  // A result that must alias the other operand does not update the state.
   const auto wrong = catalog_of(
       {{"e0", "mem", list({provider("m", mirror), provider("w", aliasing(mirror, 0, AliasPolicy::must(1)))})}});
-  CHECK(compile_error(program, wrong, o) ==
-        "node `s_next` updates state `s` in place, but no provider serving it has a result that must alias the state "
-        "(candidates: e0/m, e0/w)");
+  CHECK(compiled(program, wrong, o)->node(1).provider == "e0/m");
   auto p = o;
-  p.preferred_providers["s_next"] = "e0/m";
+  p.preferred_providers["s_next"] = "e0/w";
   CHECK(compile_error(program, wrong, p) ==
-        "node `s_next` prefers provider `e0/m`, which it may not take: its result does not alias state `s` in place");
+        "node `s_next` prefers provider `e0/w`, which it may not take: its result must alias another operand than "
+        "state `s`");
   // A node that updates no state never takes a must-alias provider.
   const auto only_in_place =
       catalog_of({{"e0", "mem", list({provider("i", aliasing(mirror, 0, AliasPolicy::must(0)))})}});
