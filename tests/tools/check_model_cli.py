@@ -10,7 +10,8 @@
    inputs as its weights folder, with --retain a1 --print-json, on the CPU
    engine and on a simulated device, with the identity and the panel
    materializer: y equals examples/mlp/expected/y.npy and the retained a1
-   equals relu(x @ w1 + b1) computed here, within the sums' tolerance.
+   equals relu(x @ w1 + b1) computed here, within the sums' tolerance;
+   --retain-all keeps every op result (z1 = x @ w1 + b1 checked).
 3. `tenact plan --materializer tenact.pack_panels` stores w1 and w2 in the
    blocked panel layout (w2's 10 columns zero-filled to 16) and resolves
    both products to the packed-panel provider.
@@ -95,6 +96,12 @@ def main():
         printed = json.loads(out or "{}")
         close(decode(printed["outputs"]["y"]), y, f"y {' '.join(extra)}")
         close(decode(printed["retained"]["a1"]), a1, f"retained a1 {' '.join(extra)}")
+
+    everything = json.loads(run([tenact, "run", model, "--weights", os.path.join(mlp, "inputs"), "--input",
+                                 "x=" + os.path.join(mlp, "inputs", "x.npy"), "--retain-all", "--print-json"]) or "{}")
+    check(sorted(everything.get("retained", {})) == sorted(["h1", "b1_rows", "z1", "zero", "a1", "h2", "b2_rows", "y"]),
+          f"--retain-all keeps every op result, got {sorted(everything.get('retained', {}))}")
+    close(decode(everything["retained"]["z1"]), (x.astype(np.float64) @ w1 + b1).astype(np.float32), "retained z1")
 
     packed = json.loads(run([tenact, "plan", model, "--input", "x=f32[4,16]", "--materializer",
                              "tenact.pack_panels", "--json"]) or "{}")
