@@ -84,7 +84,10 @@ TEST_CASE("identity keeps every weight as declared", "[model][materializer]") {
 
 TEST_CASE("materialized panel bytes put element (k, n) at ((n / 16) * K + k) * 16 + n % 16", "[model][materializer]") {
   const auto program = readers_model();
-  const WeightMaterializer& panels = **WeightMaterializerRegistry::builtin().select("tenact.pack_panels");
+  // The selected materializer is held for as long as the test uses it.
+  const auto selected = WeightMaterializerRegistry::builtin().select("tenact.pack_panels");
+  REQUIRE(selected.ok());
+  const WeightMaterializer& panels = **selected;
   const ResolvedTensorSpec w = physical(panels, *program, "w");
   // Logical w[k][n] = 100 k + n + 1, from a transposed (strided) view.
   auto source = Tensor::zeros(DType::F32, {20, 3}).value();
