@@ -51,6 +51,9 @@ section "ThreadSanitizer build"
 bash "$root/scripts/build.sh" tsan util_tests cpu_fused_tests cpu_engine_tests sim_engine_tests actor_core_tests actor_tests \
   stress_runner
 section "tests (tsan)"
+# The binaries run directly here (not through CTest), so the NumPy fixtures
+# some of them read (e.g. the model tests' KV-cache steps) are written first.
+/usr/bin/python3 "$root/tests/fixtures/generate_fixtures.py" "$root/build-tsan/tests/data"
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 "$root/build-tsan/tests/util/util_tests"
 "$root/build-tsan/tests/engines/cpu/cpu_fused_tests"
