@@ -112,7 +112,7 @@ BatchWork build_work(const PipelineRun& run, const std::vector<uint32_t>& units,
     const auto first = static_cast<uint32_t>(work.ops.size());
     for (size_t k = 0; k < unit.instructions.size(); ++k) add_op(unit.instructions[k], unit.ops[k]);
     if (unit.kind == PipelineUnitKind::Region) {
-      BatchRegion region{first, static_cast<uint32_t>(unit.instructions.size()), {}};
+      BatchRegion region{first, static_cast<uint32_t>(unit.instructions.size()), {}, unit.region_memo};
       for (const SlotCopy& c : unit.outputs) region.outputs.push_back(refs.at(c.slot));
       work.regions.push_back(std::move(region));
     }

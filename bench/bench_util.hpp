@@ -90,6 +90,8 @@ struct Figure {
   std::optional<double> target;
   bool target_on_value = false;
   std::string note;
+  /// The target is a ceiling (<=) instead of a floor (>=).
+  bool target_is_ceiling = false;
 };
 
 class Table {
@@ -110,7 +112,7 @@ class Table {
       char ratio[32] = "-";
       if (f.ratio) std::snprintf(ratio, sizeof ratio, "%.3f", *f.ratio);
       char target[32] = "-";
-      if (f.target) std::snprintf(target, sizeof target, ">= %g", *f.target);
+      if (f.target) std::snprintf(target, sizeof target, "%s %g", f.target_is_ceiling ? "<=" : ">=", *f.target);
       std::fprintf(out, "%-40s %10.2f %-7s %7s %8s %-6s %s\n", f.name.c_str(), f.value,
                    f.unit.c_str(), ratio, target, verdict(f), f.note.c_str());
     }
@@ -121,7 +123,8 @@ class Table {
     if (!f.target) return "";
     const std::optional<double> measured = f.target_on_value ? std::optional{f.value} : f.ratio;
     if (!measured) return "";
-    return *measured >= *f.target ? "PASS" : "MISS";
+    const bool met = f.target_is_ceiling ? *measured <= *f.target : *measured >= *f.target;
+    return met ? "PASS" : "MISS";
   }
 
   std::vector<Figure> rows_;

@@ -20,12 +20,12 @@ using tenact::bench::Statistic;
 
 void usage(std::FILE* out) {
   std::fprintf(out,
-               "usage: cpu_bench [--quick] [--median] [--threads N] [--only dot|chain|memory|packed]\n"
+               "usage: cpu_bench [--quick] [--median] [--threads N] [--only dot|chain|memory|packed|small]\n"
                "                 [--keep-freed-memory]\n"
                "  --quick      fewer repetitions (about a quarter, at least 3)\n"
                "  --median     report the median of the N repetitions instead of the best\n"
                "  --threads N  engine worker threads (default: hardware concurrency)\n"
-               "  --only S     run one section: dot, chain, memory or packed\n"
+               "  --only S     run one section: dot, chain, memory, packed or small\n"
                "  --keep-freed-memory  diagnostic: glibc malloc never returns freed memory\n"
                "               to the system, so kernel outputs reuse already-mapped pages\n"
                "               (shows what page faults on fresh outputs cost)\n");
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
       options.threads = static_cast<size_t>(std::strtoul(argv[++i], nullptr, 10));
     } else if (arg == "--only" && i + 1 < argc) {
       only = argv[++i];
-      if (only != "dot" && only != "chain" && only != "memory" && only != "packed") {
+      if (only != "dot" && only != "chain" && only != "memory" && only != "packed" && only != "small") {
         usage(stderr);
         return 2;
       }
@@ -94,6 +94,7 @@ int main(int argc, char** argv) {
   if (only.empty() || only == "chain") tenact::bench::bench_elementwise_chain(ctx);
   if (only.empty() || only == "memory") tenact::bench::bench_memory_bound(ctx);
   if (only.empty() || only == "packed") tenact::bench::bench_packed_panels(ctx);
+  if (only.empty() || only == "small") tenact::bench::bench_small_ops(ctx);
 
   table.print(stdout);
   std::printf("\nchecks:\n");

@@ -27,6 +27,8 @@ void bench_elementwise_chain(BenchContext& ctx);
 void bench_memory_bound(BenchContext& ctx);
 /// The packed-panel f32 product vs cblas_sgemm for M 1..64, 1 and all threads.
 void bench_packed_panels(BenchContext& ctx);
+/// add f32[1] and f32[1000] through run_kernel vs the same add by hand.
+void bench_small_ops(BenchContext& ctx);
 
 /// A dense tensor of uniform values in [lo, hi) (fixed seed: every run
 /// measures the same data).

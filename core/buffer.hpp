@@ -92,7 +92,14 @@ class Buffer {
   bool host_addressable() const { return host_addressable_; }
 
  private:
-  Buffer(std::byte* data, size_t size, size_t alignment, Endpoint endpoint, bool host_addressable,
+  /// Only adopt() makes buffers (one allocation for the descriptor and its
+  /// shared count, through make_shared, which needs a public constructor).
+  struct Passkey {
+    explicit Passkey() = default;
+  };
+
+ public:
+  Buffer(Passkey, std::byte* data, size_t size, size_t alignment, Endpoint endpoint, bool host_addressable,
          std::shared_ptr<BufferAllocator> owner)
       : data_(data),
         size_(size),
@@ -100,6 +107,8 @@ class Buffer {
         endpoint_(std::move(endpoint)),
         host_addressable_(host_addressable),
         owner_(std::move(owner)) {}
+
+ private:
   std::byte* data_;
   size_t size_;
   size_t alignment_;

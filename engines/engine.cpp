@@ -252,4 +252,18 @@ void Engine::launch_batch(BatchWork work, LaunchCompletion done) {
   });
 }
 
+std::shared_ptr<const void> RegionMemo::find(const void* owner) const {
+  std::lock_guard lock{mutex_};
+  return owner_ == owner ? compiled_ : nullptr;
+}
+
+std::shared_ptr<const void> RegionMemo::keep(const void* owner, std::shared_ptr<const void> compiled) {
+  std::lock_guard lock{mutex_};
+  if (owner_ != owner || compiled_ == nullptr) {
+    owner_ = owner;
+    compiled_ = std::move(compiled);
+  }
+  return compiled_;
+}
+
 }  // namespace tenact

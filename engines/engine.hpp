@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -218,6 +219,29 @@ struct PlannedDestinations {
 };
 using PlannedDestinationsPtr = std::shared_ptr<const PlannedDestinations>;
 
+/// What an engine compiled for one planned region, shared by every run of
+/// it: the prepared plan keeps one per region and hands it to each batch
+/// (BatchRegion::memo), so an engine compiles a region once, not per run.
+/// The region's ops, their operand pattern and dtypes are the same in
+/// every batch it is handed with; the batch-local positions of its
+/// operands are not. Thread-safe: runs on many threads find and keep
+/// concurrently (a mutex held for a pointer copy).
+class RegionMemo {
+ public:
+  /// What was kept under `owner` (an address naming the engine code that
+  /// kept it, and so the object's type), or null.
+  std::shared_ptr<const void> find(const void* owner) const;
+  /// Keeps `compiled` under `owner` unless something is kept already;
+  /// returns what is kept then (the first keeper wins a race, and a
+  /// different owner's object is replaced).
+  std::shared_ptr<const void> keep(const void* owner, std::shared_ptr<const void> compiled);
+
+ private:
+  mutable std::mutex mutex_;
+  const void* owner_ = nullptr;
+  std::shared_ptr<const void> compiled_;
+};
+
 /// Consecutive ops of a batch [first, first + count) that form one planned
 /// elementwise region: an engine with fused_elementwise_regions runs them
 /// as one pass, keeping only `outputs` (refs into the range) materialized.
@@ -225,6 +249,8 @@ struct BatchRegion {
   uint32_t first = 0;
   uint32_t count = 0;
   std::vector<BatchRef> outputs;
+  /// Null, or the region's memo in the prepared plan (see RegionMemo).
+  std::shared_ptr<RegionMemo> memo{};
 };
 
 /// When each op of a batch ran, for traces: steady-clock nanoseconds and

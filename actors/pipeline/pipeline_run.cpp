@@ -157,6 +157,7 @@ class PipelinePlanBuilder {
       unit.kind = provisional_[u].kind;
       unit.index = provisional_[u].index;
       unit.location = provisional_[u].location;
+      if (unit.kind == PipelineUnitKind::Region) unit.region_memo = std::make_shared<RegionMemo>();
       for (uint32_t d : prov_deps_[u]) unit.dependencies.push_back(final_of_prov_[d]);
       std::sort(unit.dependencies.begin(), unit.dependencies.end());
     }

@@ -90,6 +90,9 @@ struct PipelineUnit {
   /// appears twice). Region: the region's `inputs` (each once, order of
   /// first read). Transfer: the moved slot at its source.
   std::vector<SlotCopy> inputs;
+  /// Region units: the memo every batch of this region gets
+  /// (BatchRegion::memo), where the engine keeps what it compiled for it.
+  std::shared_ptr<RegionMemo> region_memo;
   /// The copies it materializes, in the order unit_done takes them.
   /// Instruction: its results. Region: the region's `outputs`. Transfer:
   /// the moved slot at its destination.

@@ -1,5 +1,6 @@
 #include "engines/cpu/cpu_batch_runner.hpp"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -9,6 +10,22 @@
 namespace tenact::cpu {
 
 namespace {
+
+/// A planned region as the CPU kernels run it: its fused kernel, and where
+/// each region input comes from in a batch (a splat constant's scalar, or
+/// the operand of a member op that reads it first).
+struct CompiledRegion {
+  struct Input {
+    std::optional<HostTensor> scalar;
+    uint32_t op = 0;  // relative to the region's first op
+    uint32_t operand = 0;
+  };
+  std::optional<FusedKernel> kernel;
+  std::vector<Input> inputs;
+};
+
+/// Names CompiledRegion objects in a RegionMemo.
+constexpr char kCompiledRegionOwner = 0;
 
 std::string describe(const BatchWork& work, size_t i) {
   if (!work.op_names.empty()) return work.op_names[i];
@@ -86,55 +103,85 @@ class BatchRunner {
                                              : static_cast<uint32_t>(work_.inputs.size() + ref.index);
   }
 
-  Status run_region(const BatchRegion& region) {
-    const std::string where = "region of " + describe(work_, region.first) + " .. " +
-                              describe(work_, region.first + region.count - 1);
+  std::string region_name(const BatchRegion& region) const {
+    return "region of " + describe(work_, region.first) + " .. " + describe(work_, region.first + region.count - 1);
+  }
+
+  /// The region compiled: from its memo when an earlier run kept it there,
+  /// else compiled now (and kept).
+  Result<std::shared_ptr<const CompiledRegion>> compiled(const BatchRegion& region) const {
+    if (region.memo)
+      if (auto kept = region.memo->find(&kCompiledRegionOwner))
+        return std::static_pointer_cast<const CompiledRegion>(kept);
+    TENACT_ASSIGN_OR_RETURN(auto made, compile_region(region));
+    if (!region.memo) return made;
+    return std::static_pointer_cast<const CompiledRegion>(region.memo->keep(&kCompiledRegionOwner, std::move(made)));
+  }
+
+  Result<std::shared_ptr<const CompiledRegion>> compile_region(const BatchRegion& region) const {
+    const uint32_t end = region.first + region.count;
+    auto made = std::make_shared<CompiledRegion>();
     ChainBuilder builder{region.count};
     std::map<uint32_t, HostTensor> scalars;  // splat constants as rank-0 inputs
     std::vector<ChainValue> operands;
-    for (uint32_t j = region.first; j < region.first + region.count; ++j) {
+    std::vector<uint32_t> seen;  // inputs so far, as ids, in order of first read
+    // The memo outlives this run: its splat scalars are process-heap memory,
+    // not the engine's (whose statistics count what runs hold).
+    const HostBufferScope heap{nullptr};
+    for (uint32_t j = region.first; j < end; ++j) {
       const PreparedOp& op = *work_.ops[j].op;
       if (auto scalar = splat_as_scalar(op.kind, op.attrs, op.results[0].dtype)) {
-        if (!scalar->ok()) return scalar->error().with_context(where);
+        if (!scalar->ok()) return scalar->error().with_context(region_name(region));
         scalars.emplace(id_of(BatchRef::op(j)), std::move(**scalar));
         continue;
       }
       operands.clear();
-      for (const BatchRef& ref : work_.ops[j].operands) {
+      const std::vector<BatchRef>& refs = work_.ops[j].operands;
+      for (uint32_t p = 0; p < refs.size(); ++p) {
+        const BatchRef& ref = refs[p];
         const DType dt = ref.from == BatchRef::From::Input ? work_.inputs[ref.index].dtype()
                                                           : work_.ops[ref.index].op->results[ref.result].dtype;
         operands.push_back(ChainValue{id_of(ref), dt});
+        const bool made_inside = ref.from == BatchRef::From::Op && ref.index >= region.first && ref.index < end &&
+                                 !scalars.contains(id_of(ref));
+        if (made_inside || std::find(seen.begin(), seen.end(), id_of(ref)) != seen.end()) continue;
+        seen.push_back(id_of(ref));
+        auto scalar = scalars.find(id_of(ref));
+        made->inputs.push_back(CompiledRegion::Input{
+            scalar == scalars.end() ? std::nullopt : std::optional<HostTensor>{scalar->second}, j - region.first, p});
       }
       if (Status added = builder.add(op.kind, op.attrs, operands, {id_of(BatchRef::op(j)), op.results[0].dtype});
           !added.ok())
-        return added.error().with_context(where);
+        return added.error().with_context(region_name(region));
     }
     std::vector<uint32_t> live_out;
     for (const BatchRef& ref : region.outputs) live_out.push_back(id_of(ref));
     auto chained = std::move(builder).finish(live_out);
-    if (!chained.ok()) return chained.error().with_context(where);
-    // The region is dropped once compiled: a step per op is all a run keeps.
+    if (!chained.ok()) return chained.error().with_context(region_name(region));
+    if (chained->input_values != seen)
+      return Error{ErrorCode::Internal, region_name(region) + ": its inputs were not found in the order the region reads them"};
     auto kernel = FusedKernel::compile(chained->region);
-    if (!kernel.ok()) return kernel.error().with_context(where);
-    std::vector<FusedOp>().swap(chained->region.ops);
+    if (!kernel.ok()) return kernel.error().with_context(region_name(region));
+    made->kernel = std::move(*kernel);
+    if (counters_ != nullptr) counters_->regions_compiled.fetch_add(1, std::memory_order_relaxed);
+    return std::shared_ptr<const CompiledRegion>(std::move(made));
+  }
+
+  Status run_region(const BatchRegion& region) {
+    TENACT_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledRegion> region_kernel, compiled(region));
     std::vector<HostTensor> inputs;
-    for (uint32_t id : chained->input_values) {
-      if (auto s = scalars.find(id); s != scalars.end()) {
-        inputs.push_back(s->second);
-      } else if (id < work_.inputs.size()) {
-        inputs.push_back(work_.inputs[id]);
-      } else {
-        inputs.push_back(results_[id - work_.inputs.size()][0]);
-      }
-    }
+    inputs.reserve(region_kernel->inputs.size());
+    for (const CompiledRegion::Input& in : region_kernel->inputs)
+      inputs.push_back(in.scalar ? *in.scalar : value(work_.ops[region.first + in.op].operands[in.operand]));
     std::vector<HostTensor> destinations;
     for (const BatchRef& ref : region.outputs) destinations.push_back(destination(ref));
-    auto results = kernel->run(inputs, &pool_, counters_, destinations);
-    if (!results.ok()) return results.error().with_context(where);
+    auto results = region_kernel->kernel->run(inputs, &pool_, counters_, destinations);
+    if (!results.ok()) return results.error().with_context(region_name(region));
     if (observer_ != nullptr)
       (*observer_)(KernelRun{region.first, region.first + region.count - 1, inputs, *results});
-    for (size_t k = 0; k < chained->output_values.size(); ++k)
-      results_[chained->output_values[k] - work_.inputs.size()] = {std::move((*results)[k])};
+    // Region output k is region.outputs[k] (the live-out order compiled).
+    for (size_t k = 0; k < region.outputs.size(); ++k)
+      results_[region.outputs[k].index] = {std::move((*results)[k])};
     return ok_status();
   }
 

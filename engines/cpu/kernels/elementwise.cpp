@@ -52,6 +52,8 @@
 // the fixtures);
 // f16/bf16 transcendental ops compute in f32 and round once more (<= 1
 // ulp). Complex ops are std::complex's (norm-wise within 3 eps, power 12).
+#include <algorithm>
+#include <array>
 #include <string>
 
 #include "engines/cpu/kernels/elementwise_kernels.hpp"
@@ -98,11 +100,63 @@ Status check_shapes(OpKind kind, std::span<const HostTensor> in) {
   }
 }
 
+/// The operand whose shape is the result's: select's and clamp's operand 1
+/// (their others may be scalars), every other op's operand 0.
+size_t shaping_operand(OpKind kind) { return kind == OpKind::Select || kind == OpKind::Clamp ? 1 : 0; }
+
+/// Every operand dense row-major with the result's shape (no scalar
+/// broadcast, no strided read), and few enough elements that the pool
+/// would not split them: the tile function then runs on the operands in
+/// place, with none of a region's per-call setup.
+bool runs_in_place(std::span<const HostTensor> in, size_t shaping, int64_t n) {
+  if (n > kElementwiseGrain) return false;
+  for (const HostTensor& t : in) {
+    if (t.shape() != in[shaping].shape() || !t.is_contiguous()) return false;
+    if (n > 0 && t.buffer() == nullptr) return false;
+  }
+  return true;
+}
+
+/// The tile function over [0, n) in tiles of kFusedTileElements, as a
+/// one-op region walks them (so the results are the region's bits).
+Result<std::vector<HostTensor>> run_direct(const KernelCall& call, const ElementwiseKernel& kernel,
+                                           size_t shaping, int64_t n) {
+  TENACT_ASSIGN_OR_RETURN(HostTensor out, output_tensor(call, 0, kernel.result, call.inputs[shaping].shape(),
+                                                        BufferFill::Unspecified));
+  std::array<const std::byte*, kMaxFusedOperands> operands{};
+  std::array<size_t, kMaxFusedOperands> sizes{};
+  for (size_t i = 0; i < call.inputs.size(); ++i) {
+    operands[i] = call.inputs[i].data();
+    sizes[i] = size_of(call.inputs[i].dtype());
+  }
+  std::byte* dst = out.data();
+  const size_t out_size = size_of(kernel.result);
+  for (int64_t t = 0; t < n; t += kFusedTileElements) {
+    const int64_t len = std::min(kFusedTileElements, n - t);
+    kernel.fn(operands.data(), dst, len);
+    for (size_t i = 0; i < call.inputs.size(); ++i) operands[i] += static_cast<size_t>(len) * sizes[i];
+    dst += static_cast<size_t>(len) * out_size;
+  }
+  std::vector<HostTensor> results;
+  results.push_back(std::move(out));
+  return results;
+}
+
 }  // namespace
 
 Result<std::vector<HostTensor>> run_elementwise(const KernelCall& call) {
-  std::vector<DType> dtypes;
-  for (const HostTensor& t : call.inputs) dtypes.push_back(t.dtype());
+  // Operand dtypes without a heap allocation (ops read at most three;
+  // find_elementwise_kernel refuses more).
+  std::array<DType, kMaxFusedOperands> dtype_store{};
+  std::vector<DType> many;
+  std::span<const DType> dtypes;
+  if (call.inputs.size() <= kMaxFusedOperands) {
+    for (size_t i = 0; i < call.inputs.size(); ++i) dtype_store[i] = call.inputs[i].dtype();
+    dtypes = std::span<const DType>(dtype_store.data(), call.inputs.size());
+  } else {
+    for (const HostTensor& t : call.inputs) many.push_back(t.dtype());
+    dtypes = many;
+  }
   TENACT_ASSIGN_OR_RETURN(ElementwiseKernel kernel,
                           find_elementwise_kernel(call.kind, call.attrs, dtypes));
   TENACT_TRY(check_shapes(call.kind, call.inputs));
@@ -112,8 +166,12 @@ Result<std::vector<HostTensor>> run_elementwise(const KernelCall& call) {
                      std::string{to_string(kernel.result)} + ", but the program expects " +
                      std::string{to_string(call.result_types[0].dtype)}};
 
+  const size_t shaping = shaping_operand(call.kind);
+  TENACT_ASSIGN_OR_RETURN(const int64_t n, checked_element_count(call.inputs[shaping].shape()));
+  if (runs_in_place(call.inputs, shaping, n)) return run_direct(call, kernel, shaping, n);
+
   FusedRegion region;
-  region.input_dtypes = dtypes;
+  region.input_dtypes.assign(dtypes.begin(), dtypes.end());
   FusedOp op;
   op.kind = call.kind;
   op.attrs = call.attrs;

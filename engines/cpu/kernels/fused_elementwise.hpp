@@ -90,6 +90,9 @@ struct FusedCounters {
   std::atomic<uint64_t> ops_fused{0};
   /// Tiles processed (a tile runs every op of the region once).
   std::atomic<uint64_t> tiles{0};
+  /// Planned regions a batch runner compiled (once per region memo, see
+  /// BatchRegion::memo; once per run without one).
+  std::atomic<uint64_t> regions_compiled{0};
 };
 
 /// A validated region with its tile functions resolved and its tile
