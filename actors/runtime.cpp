@@ -254,6 +254,11 @@ Status Runtime::remove_route(const Endpoint& source, const Endpoint& destination
 
 RuntimeConfigPtr Runtime::config() const { return impl_->current_config(); }
 
+namespace {
+/// Set while the facade's memo answers a prepare on this thread.
+thread_local bool t_prepare_from_memo = false;
+}  // namespace
+
 void Runtime::prepare(std::shared_ptr<const SemanticProgram> program, std::vector<InputDescriptor> inputs,
                       PrepareOptions options, PrepareCallback done) {
   Impl& rt = *impl_;
@@ -267,7 +272,12 @@ void Runtime::prepare(std::shared_ptr<const SemanticProgram> program, std::vecto
       if (rt.options.trace)
         rt.options.trace->instant(rt.options.trace->track("prepare cache"), "hit '" + program->name() + "'",
                                   "prepare", steady_now_ns(), {{"path", "facade"}});
-      return done(std::move(hit));
+      // Answered on this thread, before prepare returns: run() reads the
+      // mark in its callback (ExecutionStats::prepare_requests).
+      t_prepare_from_memo = true;
+      done(std::move(hit));
+      t_prepare_from_memo = false;
+      return;
     }
   // The caller's thread resolves the context: the facade's largest
   // allocations, so running out of memory here answers with an error.
@@ -668,6 +678,7 @@ void Runtime::run_retrying(std::shared_ptr<const SemanticProgram> program, std::
   auto shared_inputs = std::make_shared<std::vector<Tensor>>(std::move(inputs));
   prepare(std::move(program), std::move(descriptors), std::move(options),
           [this, shared_inputs, stats, used, callback = std::move(callback)](Result<PreparedProgramPtr> prepared) mutable {
+            if (stats && !t_prepare_from_memo) ++stats->prepare_requests;
             if (!prepared.ok()) return callback(prepared.error());
             if ((*prepared)->root && (*prepared)->root->schedule)
               for (const Endpoint& e : (*prepared)->root->schedule->locations) used->push_back(e.engine);

@@ -174,6 +174,10 @@ struct ExecutionStats {
   /// The nanoseconds its retries waited (RuntimeOptions::retry_backoff_ns):
   /// virtual on simulated devices, wall-clock elsewhere.
   uint64_t backoff_ns = 0;
+  /// run() only: its prepares that the facade's memo did not answer, each
+  /// a request to the prepare cache (which found the plan or produced it);
+  /// 0 when every prepare was a memo hit (no message sent).
+  uint64_t prepare_requests = 0;
   /// Whether any of the run's work ran on a simulated device or link;
   /// then when its first kernel or copy started and its last one ended,
   /// in the platform's virtual nanoseconds.
@@ -197,6 +201,7 @@ struct ExecutionStats {
     retries += other.retries;
     replacements += other.replacements;
     backoff_ns += other.backoff_ns;
+    prepare_requests += other.prepare_requests;
     if (other.virtual_time) cover(VirtualSpan{true, other.virtual_begin_ns, other.virtual_end_ns});
   }
 };

@@ -195,7 +195,8 @@ int run_model(const ModelRunRequest& request, std::ostream& out, std::ostream& e
     if (!result.ok()) return fail(result.error());
     if (request.repeat > 1 || request.stats) {
       const auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start);
-      err << "run " << (i + 1) << "/" << request.repeat << ": " << us.count() << " us\n";
+      err << ("run " + std::to_string(i + 1) + "/" + std::to_string(request.repeat) + ": " +
+              std::to_string(us.count()) + " us\n");  // one write a line
     }
   }
   if (Status back = outputs_to_host(runtime, result->outputs); !back.ok()) return fail(back.error());

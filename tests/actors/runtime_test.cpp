@@ -396,6 +396,23 @@ TEST_CASE("planned regions run fused through the pipeline", "[runtime]") {
   CHECK(stats.units == 1);    // the region is the program's only unit
 }
 
+TEST_CASE("run() counts the prepares the memo did not answer, and a planned region compiles once over runs",
+          "[runtime]") {
+  Runtime rt{small_runtime()};
+  auto engine = cpu_engine();
+  REQUIRE(rt.register_engine(engine).ok());
+  for (int k = 0; k < 3; ++k) {
+    CAPTURE(k);
+    ExecutionStats stats;
+    auto out = rt.run(affine(4), {iota8()}, PrepareOptions{}, &stats).get();
+    REQUIRE(out.ok());
+    for (int i = 0; i < 8; ++i) CHECK((*out)[0].data_as<float>()[i] == static_cast<float>(i * 5 + 4));
+    CHECK(stats.prepare_requests == (k == 0 ? 1u : 0u));  // later runs: memo hits, no message
+  }
+  CHECK(engine->fused_counters().regions_run == 3);
+  CHECK(engine->fused_counters().regions_compiled == 1);  // kept in the prepared plan's region memo
+}
+
 TEST_CASE("an input placed on a second engine moves along its route, traced", "[runtime]") {
   RuntimeOptions o = small_runtime();
   o.trace = std::make_shared<TraceRecorder>();
