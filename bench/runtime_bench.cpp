@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "actors/runtime.hpp"
+#include "bench/bench_programs.hpp"
 #include "core/program_json.hpp"
 #include "engines/cpu/cpu_engine.hpp"
 #include "engines/forwarding_engine.hpp"
@@ -96,30 +97,10 @@ HostTensor filled(DType dt, std::vector<int64_t> shape, float v) {
   return *t;
 }
 
-// 5 ops on x, y: f32[n]; 14 element visits per element (operands 2 + 2 +
-// 1 + 2 + 2, results 5), so 32,768 visits at n = 2,340.
-std::shared_ptr<const SemanticProgram> small_program(int64_t n = 1000) {
-  const std::string shape = "[" + std::to_string(n) + "]";
-  return load(R"({"format": "tenact.program/1", "name": "small",
-    "inputs": [{"name": "x", "dtype": "f32", "shape": )" + shape + R"(}, {"name": "y", "dtype": "f32", "shape": )" + shape + R"(}],
-    "ops": [{"op": "multiply", "in": ["x", "y"], "out": "a"},
-            {"op": "add", "in": ["a", "x"], "out": "b"},
-            {"op": "tanh", "in": ["b"], "out": "c"},
-            {"op": "subtract", "in": ["c", "y"], "out": "d"},
-            {"op": "maximum", "in": ["d", "x"], "out": "e"}],
-    "outputs": ["e"]})");
-}
+std::shared_ptr<const SemanticProgram> small_program(int64_t n = 1000) { return load(bench::small_program_json(n)); }
 
 // A chain of `n` scalar adds: v_{i+1} = v_i + c.
-std::shared_ptr<const SemanticProgram> chain_program(int n) {
-  std::string ops;
-  for (int i = 0; i < n; ++i)
-    ops += std::string{i ? ",\n" : ""} + R"({"op": "add", "in": [")" + (i ? "v" + std::to_string(i) : std::string{"x"}) +
-           R"(", "c"], "out": "v)" + std::to_string(i + 1) + R"("})";
-  return load(R"({"format": "tenact.program/1", "name": "chain",
-    "inputs": [{"name": "x", "dtype": "f32", "shape": []}, {"name": "c", "dtype": "f32", "shape": []}],
-    "ops": [)" + ops + R"(], "outputs": ["v)" + std::to_string(n) + R"("]})");
-}
+std::shared_ptr<const SemanticProgram> chain_program(int n) { return load(bench::scalar_chain_json(n)); }
 
 // `branches` chains of `length` scalar adds, all starting at x.
 std::shared_ptr<const SemanticProgram> wide_program(int branches, int length) {
@@ -424,20 +405,7 @@ void bench_behind_events(const Options& o) {
 
 // y = relu(x . w1 + b1) . w2 + b2, x: f32[4, 16], w1: [16, 32], w2: [32, 10].
 void bench_mlp(const Options& o) {
-  auto program = load(R"({"format": "tenact.program/1", "name": "mlp",
-    "inputs": [{"name": "x", "dtype": "f32", "shape": ["B", 16]}, {"name": "w1", "dtype": "f32", "shape": [16, 32]},
-               {"name": "b1", "dtype": "f32", "shape": [32]}, {"name": "w2", "dtype": "f32", "shape": [32, 10]},
-               {"name": "b2", "dtype": "f32", "shape": [10]}],
-    "ops": [
-      {"op": "dot_general", "in": ["x", "w1"], "out": "h1", "lhs_contracting_dimensions": [1], "rhs_contracting_dimensions": [0]},
-      {"op": "broadcast_in_dim", "in": ["b1"], "out": "b1_rows", "shape": ["B", 32], "broadcast_dimensions": [1]},
-      {"op": "add", "in": ["h1", "b1_rows"], "out": "z1"},
-      {"op": "constant", "out": "zero", "dtype": "f32", "shape": ["B", 32], "value": 0},
-      {"op": "maximum", "in": ["z1", "zero"], "out": "a1"},
-      {"op": "dot_general", "in": ["a1", "w2"], "out": "h2", "lhs_contracting_dimensions": [1], "rhs_contracting_dimensions": [0]},
-      {"op": "broadcast_in_dim", "in": ["b2"], "out": "b2_rows", "shape": ["B", 10], "broadcast_dimensions": [1]},
-      {"op": "add", "in": ["h2", "b2_rows"], "out": "y"}],
-    "outputs": ["y"]})");
+  auto program = load(bench::mlp_program_json());
   const std::vector<HostTensor> inputs{filled(DType::F32, {4, 16}, 0.5f), filled(DType::F32, {16, 32}, 0.25f),
                                        filled(DType::F32, {32}, -1.0f), filled(DType::F32, {32, 10}, 0.125f),
                                        filled(DType::F32, {10}, 2.0f)};
