@@ -1,6 +1,7 @@
 // The f32 vector-math tile loops (engines/cpu/kernels/elementwise_tiles_vmath)
 // against libm called per element: ns per element, one thread, for every
-// function and every instruction set this CPU runs, on 4096 elements (in
+// function and every instruction set this CPU runs (then the f64 loops of
+// exp, log, tanh, logistic, expm1 and log1p, on 2048 elements), on 4096 elements (in
 // L1, so the figure is the arithmetic, not memory). The ratio column is the
 // libm loop's time over the tile's (> 1: the tile is faster); exp, tanh and
 // logistic carry the target of >= 2 elements per ns per core on the copy
@@ -124,6 +125,46 @@ void time_all(int repeat) {
   }
 }
 
+// The f64 tile loops (vector_math_f64.hpp) against libm's double functions
+// per element, informational (the rate target is f32's).
+struct Unary64 {
+  const char* name;
+  OpKind kind;
+  double (*libm)(double);
+  double lo, hi;
+};
+const Unary64 kUnary64[] = {
+    {"exponential f64", OpKind::Exponential, [](double x) { return std::exp(x); }, -20, 20},
+    {"log f64", OpKind::Log, [](double x) { return std::log(x); }, 1e-3, 1e3},
+    {"tanh f64", OpKind::Tanh, [](double x) { return std::tanh(x); }, -5, 5},
+    {"logistic f64", OpKind::Logistic, [](double x) { return 1.0 / (1.0 + std::exp(-x)); }, -20, 20},
+    {"exponential_minus_one f64", OpKind::ExponentialMinusOne, [](double x) { return std::expm1(x); }, -5, 5},
+    {"log_plus_one f64", OpKind::LogPlusOne, [](double x) { return std::log1p(x); }, -0.9, 100},
+};
+
+void time_all_f64(int repeat) {
+  constexpr size_t n = 2048;
+  std::vector<double> out(n);
+  for (const Unary64& u : kUnary64) {
+    const std::vector<float> drawn = uniform(n, static_cast<float>(u.lo), static_cast<float>(u.hi), 0x2545f4914f6cdd1dull);
+    const std::vector<double> x(drawn.begin(), drawn.end());
+    const double libm_ns = best_ns_per_element(n, repeat, [&] {
+      for (size_t i = 0; i < n; ++i) out[i] = u.libm(x[i]);
+      g_sink += static_cast<float>(out[n / 2]);
+    });
+    std::printf("%-34s %8.3f ns/elem (libm per element)\n", (std::string(u.name) + " libm").c_str(), libm_ns);
+    for (VmathIsa isa : {VmathIsa::Baseline, VmathIsa::Avx2, VmathIsa::Avx512}) {
+      if (!ew::cpu_runs(isa)) continue;
+      const TileFn fn = ew::vmath_f64_tile(u.kind, isa);
+      const std::byte* operands[1] = {reinterpret_cast<const std::byte*>(x.data())};
+      const double ns = best_ns_per_element(n, repeat, [&] {
+        fn(operands, reinterpret_cast<std::byte*>(out.data()), static_cast<int64_t>(n));
+      });
+      print_row(std::string(u.name) + " " + std::string(ew::to_string(isa)), ns, libm_ns, false);
+    }
+  }
+}
+
 // -- exhaustive ulp check -------------------------------------------------------
 
 uint64_t ulp_distance(float got, float want) {
@@ -226,6 +267,7 @@ int main(int argc, char** argv) {
     }
   }
   time_all(repeat);
+  time_all_f64(repeat);
   const int status = full ? exhaustive() : 0;
   return g_sink == 12345.0f ? 3 : status;  // g_sink: never equal, keeps the loops
 }

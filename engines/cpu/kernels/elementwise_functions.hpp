@@ -20,6 +20,7 @@
 #include "core/op_kind.hpp"
 #include "engines/cpu/kernels/dtype_dispatch.hpp"
 #include "engines/cpu/kernels/vector_math.hpp"
+#include "engines/cpu/kernels/vector_math_f64.hpp"
 #include "engines/cpu/kernels/vector_math_via_f64.hpp"
 
 namespace tenact::cpu::ew {
@@ -138,6 +139,7 @@ struct Exp {
   template <class T> static constexpr bool admits = is_float_or_complex_v<T>;
   template <class C> C operator()(C a) const {
     if constexpr (std::is_same_v<C, float>) return vmath::exp_f32(a);
+    else if constexpr (std::is_same_v<C, double>) return vmath::exp_f64(a);
     else return std::exp(a);
   }
 };
@@ -146,6 +148,7 @@ struct Log {
   template <class T> static constexpr bool admits = is_float_or_complex_v<T>;
   template <class C> C operator()(C a) const {
     if constexpr (std::is_same_v<C, float>) return vmath::log_f32(a);
+    else if constexpr (std::is_same_v<C, double>) return vmath::log_f64(a);
     else return std::log(a);
   }
 };
@@ -170,6 +173,7 @@ struct Tanh {
   template <class T> static constexpr bool admits = is_float_or_complex_v<T>;
   template <class C> C operator()(C a) const {
     if constexpr (std::is_same_v<C, float>) return vmath::tanh_f32(a);
+    else if constexpr (std::is_same_v<C, double>) return vmath::tanh_f64(a);
     else return std::tanh(a);
   }
 };
@@ -202,7 +206,7 @@ struct ExponentialMinusOne {
     } else if constexpr (std::is_same_v<C, float>) {
       return vmath::expm1_f32(a);
     } else {
-      return std::expm1(a);
+      return vmath::expm1_f64(a);
     }
   }
 };
@@ -219,7 +223,7 @@ struct LogPlusOne {
     } else if constexpr (std::is_same_v<C, float>) {
       return vmath::log1p_f32(a);
     } else {
-      return std::log1p(a);
+      return vmath::log1p_f64(a);
     }
   }
 };
@@ -254,13 +258,7 @@ struct Logistic {
   template <class C> C operator()(C a) const {
     if constexpr (std::is_same_v<C, float>) return vmath::logistic_f32(a);
     else if constexpr (is_complex_v<C>) return C(1) / (C(1) + std::exp(-a));
-    else {
-      // 1/(1+e^-x) for x >= 0, e^x/(1+e^x) below: no overflow, subnormal
-      // results keep their digits.
-      const C e = std::exp(-std::fabs(a));
-      const C d = 1 + e;
-      return a >= 0 ? 1 / d : e / d;  // NaN: e is NaN, so is e / d
-    }
+    else return vmath::logistic_f64(a);
   }
 };
 

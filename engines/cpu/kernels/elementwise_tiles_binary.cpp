@@ -7,6 +7,7 @@
 #include "engines/cpu/kernels/elementwise_functions.hpp"
 #include "engines/cpu/kernels/elementwise_kernels.hpp"
 #include "engines/cpu/kernels/elementwise_tile_loops.hpp"
+#include "engines/cpu/kernels/elementwise_tiles_vmath.hpp"
 
 namespace tenact::cpu::ew {
 
@@ -24,6 +25,10 @@ TileFn binary_for(DType t) {
 }  // namespace
 
 TileFn binary_tile_for(OpKind kind, DType t) {
+  // f32/f64 arithmetic, maximum and minimum: the widest copy this CPU runs
+  // (same bits, elementwise_tiles_vmath.cpp).
+  if (t == DType::F32 || t == DType::F64)
+    if (TileFn wide = binary_float_tile(kind, t, best_vmath_isa())) return wide;
   switch (kind) {
     case OpKind::Add: return binary_for<Add>(t);
     case OpKind::Subtract: return binary_for<Subtract>(t);

@@ -31,6 +31,9 @@ TileFn unary_tile_for(OpKind kind, DType t) {
   // elementwise_tiles_vmath.hpp).
   if (t == DType::F32)
     if (TileFn wide = vmath_f32_tile(kind, best_vmath_isa())) return wide;
+  // f64 exp/log/tanh/logistic/expm1/log1p likewise (vector_math_f64.hpp).
+  if (t == DType::F64)
+    if (TileFn wide = vmath_f64_tile(kind, best_vmath_isa())) return wide;
   switch (kind) {
     case OpKind::Negate: return unary_for<Negate>(t);
     case OpKind::Abs: return unary_for<Abs>(t);

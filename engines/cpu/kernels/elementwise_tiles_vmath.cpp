@@ -11,7 +11,9 @@
 
 #include "engines/cpu/kernels/elementwise_tiles_vmath.hpp"
 
+#include "engines/cpu/kernels/elementwise_functions.hpp"
 #include "engines/cpu/kernels/vector_math.hpp"
+#include "engines/cpu/kernels/vector_math_f64.hpp"
 #include "engines/cpu/kernels/vector_math_via_f64.hpp"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
@@ -38,6 +40,34 @@ struct Plain {
     const float* __restrict a = reinterpret_cast<const float*>(operands[0]);
     float* __restrict o = reinterpret_cast<float*>(out);
     for (int64_t i = 0; i < n; ++i) o[i] = Fn(a[i]);
+  }
+};
+
+/// Plain64: out[i] = Fn(in[i]) on f64.
+template <double (*Fn)(double)>
+struct Plain64 {
+  [[gnu::always_inline]] static void run(const std::byte* const* operands, std::byte* out,
+                                         int64_t n) {
+    const double* __restrict a = reinterpret_cast<const double*>(operands[0]);
+    double* __restrict o = reinterpret_cast<double*>(out);
+    for (int64_t i = 0; i < n; ++i) o[i] = Fn(a[i]);
+  }
+};
+
+/// Binary: out[i] = Op(a[i], b[i]) on f32/f64 arithmetic, maximum and
+/// minimum (the body of binary_tile<Op, T>). One IEEE operation or a
+/// compare-and-select, which rounds the same at every width; only a NaN's
+/// payload may differ when both operands are NaN (vector code may commute
+/// add and multiply, and the instruction keeps its first source's payload;
+/// the format fixes that the result is NaN, not which payload it carries).
+template <class Op, class T>
+struct Binary {
+  [[gnu::always_inline]] static void run(const std::byte* const* operands, std::byte* out, int64_t n) {
+    const T* __restrict a = reinterpret_cast<const T*>(operands[0]);
+    const T* __restrict b = reinterpret_cast<const T*>(operands[1]);
+    T* __restrict o = reinterpret_cast<T*>(out);
+    const Op op{};
+    for (int64_t i = 0; i < n; ++i) o[i] = op(a[i], b[i]);
   }
 };
 
@@ -116,6 +146,43 @@ TileFn vmath_f32_tile(OpKind kind, VmathIsa isa) {
     case OpKind::Cosine:
       return tile_for<Checked<vmath::cos_f32_core, vmath::trig_f32_fallback, vmath::cos_f32_libm>>(
           isa);
+    default: return nullptr;
+  }
+}
+
+TileFn vmath_f64_tile(OpKind kind, VmathIsa isa) {
+  switch (kind) {
+    case OpKind::Exponential: return tile_for<Plain64<vmath::exp_f64>>(isa);
+    case OpKind::Log: return tile_for<Plain64<vmath::log_f64>>(isa);
+    case OpKind::Tanh: return tile_for<Plain64<vmath::tanh_f64>>(isa);
+    case OpKind::Logistic: return tile_for<Plain64<vmath::logistic_f64>>(isa);
+    case OpKind::ExponentialMinusOne: return tile_for<Plain64<vmath::expm1_f64>>(isa);
+    case OpKind::LogPlusOne: return tile_for<Plain64<vmath::log1p_f64>>(isa);
+    default: return nullptr;
+  }
+}
+
+namespace {
+
+/// The f32 or f64 copy for a wide isa (the baseline is binary_tile itself).
+template <class Op>
+TileFn binary_wide_for(DType t, VmathIsa isa) {
+  if (isa == VmathIsa::Baseline) return nullptr;
+  if (t == DType::F32) return tile_for<Binary<Op, float>>(isa);
+  if (t == DType::F64) return tile_for<Binary<Op, double>>(isa);
+  return nullptr;
+}
+
+}  // namespace
+
+TileFn binary_float_tile(OpKind kind, DType t, VmathIsa isa) {
+  switch (kind) {
+    case OpKind::Add: return binary_wide_for<Add>(t, isa);
+    case OpKind::Subtract: return binary_wide_for<Subtract>(t, isa);
+    case OpKind::Multiply: return binary_wide_for<Multiply>(t, isa);
+    case OpKind::Divide: return binary_wide_for<Divide>(t, isa);
+    case OpKind::Maximum: return binary_wide_for<Maximum>(t, isa);
+    case OpKind::Minimum: return binary_wide_for<Minimum>(t, isa);
     default: return nullptr;
   }
 }

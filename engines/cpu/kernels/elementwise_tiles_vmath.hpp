@@ -1,5 +1,7 @@
 // The f32 tile loops of exp, log, tanh and logistic (vector_math.hpp) and
-// of sine, cosine, expm1 and log1p (vector_math_via_f64.hpp),
+// of sine, cosine, expm1 and log1p (vector_math_via_f64.hpp), the f64 ones
+// of exp, log, tanh, logistic, expm1 and log1p (vector_math_f64.hpp), and
+// the f32/f64 arithmetic, maximum and minimum loops,
 // compiled once per x86 vector width and picked at run time: the baseline
 // build is SSE2 (4 lanes), and these loops are compute-bound (tanh: ~2.5 ns
 // per element on SSE2, ~4x less with 16 lanes), so they are the ones worth
@@ -38,5 +40,18 @@ inline VmathIsa best_vmath_isa() { return best_cpu_isa(); }
 /// nullptr for any other op. Calling a variant the CPU does not run
 /// (cpu_runs false) is undefined behaviour.
 TileFn vmath_f32_tile(OpKind kind, VmathIsa isa);
+
+/// The f64 tile loop of `kind` (Exponential, Log, Tanh, Logistic,
+/// ExponentialMinusOne, LogPlusOne; vector_math_f64.hpp) compiled for
+/// `isa`; nullptr for any other op.
+TileFn vmath_f64_tile(OpKind kind, VmathIsa isa);
+
+/// The f32 or f64 tile loop of `kind` (Add, Subtract, Multiply, Divide,
+/// Maximum or Minimum) compiled for `isa` (Avx2 or Avx512), with the bits
+/// of binary_tile<Op, T> but for the payload of a NaN made from two NaNs
+/// (the Binary loops of elementwise_tiles_vmath.cpp); nullptr for
+/// any other op, dtype or isa. Calling a variant the CPU does not run is
+/// undefined behaviour.
+TileFn binary_float_tile(OpKind kind, DType t, VmathIsa isa);
 
 }  // namespace tenact::cpu::ew

@@ -119,7 +119,10 @@ bool is_real_float(DType t) { return is_float(t); }
 ///   exponential, log, tanh, logistic f32: vector_math.hpp;
 ///   sine, cosine, expm1, log1p f32: vector_math_via_f64.hpp;
 ///   power f32: glibc's powf;
-///   the same ops on f64: glibc's double functions;
+///   exponential, log, tanh, logistic, expm1, log1p f64: vector_math_f64.hpp
+///   (errors from the exact value 0.93, 1.21, 2.52, 2.23, 1.88, 1.33 ulps,
+///   so 1, 2, 3, 3, 2, 2 from a correctly rounded reference);
+///   sine, cosine, power f64: glibc's double functions;
 ///   rsqrt: f32 through f64 (0 measured), f64 two roundings (1);
 ///   f16/bf16: f32 result rounded again (1);
 ///   abs of complex: hypot (1).
@@ -130,8 +133,8 @@ uint64_t ulp_bound(const std::string& op, DType t, DType operand) {
       {"cosine", 1}, {"exponential_minus_one", 1}, {"log_plus_one", 1}, {"power", 1},
       {"rsqrt", 1}};
   static const std::map<std::string, int> f64_bounds = {
-      {"exponential", 1}, {"log", 1}, {"tanh", 1}, {"logistic", 1}, {"sine", 1},
-      {"cosine", 1}, {"exponential_minus_one", 1}, {"log_plus_one", 1}, {"power", 1},
+      {"exponential", 1}, {"log", 2}, {"tanh", 3}, {"logistic", 3}, {"sine", 1},
+      {"cosine", 1}, {"exponential_minus_one", 2}, {"log_plus_one", 2}, {"power", 1},
       {"rsqrt", 1}};
   const auto& table = t == DType::F64 ? f64_bounds : f32_bounds;
   auto it = table.find(op);
