@@ -23,10 +23,18 @@ class UnownedHostHeap final : public BufferAllocator {
   void release(std::byte* address, size_t bytes) noexcept override { host_heap_release(address, bytes); }
 };
 
+/// A shared_ptr to an allocator that is never destroyed, without a
+/// control block (the aliasing constructor over an empty one): copying and
+/// dropping it touch no reference count, so buffers made on many threads
+/// at once do not contend on one counter.
+const std::shared_ptr<BufferAllocator>& immortal(BufferAllocator* allocator) {
+  return *new std::shared_ptr<BufferAllocator>(std::shared_ptr<BufferAllocator>{}, allocator);
+}
+
 const std::shared_ptr<BufferAllocator>& unowned_host_heap() {
   // Never destroyed: buffers held by static objects may drop after main.
-  static const auto* heap = new std::shared_ptr<BufferAllocator>(std::make_shared<UnownedHostHeap>());
-  return *heap;
+  static const std::shared_ptr<BufferAllocator>& heap = immortal(new UnownedHostHeap);
+  return heap;
 }
 
 /// Heap blocks (below kMappedBufferBytes) come from malloc, over-allocated
@@ -118,7 +126,43 @@ Result<std::shared_ptr<Buffer>> Buffer::adopt(std::byte* address, size_t bytes, 
   }
 }
 
+namespace {
+
+/// Releases nothing: the memory of an inline buffer goes with its descriptor.
+class NoRelease final : public BufferAllocator {
+ public:
+  void release(std::byte*, size_t) noexcept override {}
+};
+
+const std::shared_ptr<BufferAllocator>& no_release() {
+  static const std::shared_ptr<BufferAllocator>& none = immortal(new NoRelease);
+  return none;
+}
+
+}  // namespace
+
+/// Unowned host memory of up to kBytes inside the descriptor's own block:
+/// one heap allocation (and one free) instead of two for the scalars and
+/// tiny results kernels make from threads without a host source.
+struct Buffer::Inline final : Buffer {
+  static constexpr size_t kBytes = 64;
+  Inline(size_t bytes, BufferFill fill)
+      : Buffer(Passkey{}, nullptr, bytes, kTensorAlignment, Endpoint::unowned_host(), true, no_release()) {
+    const auto start = (reinterpret_cast<uintptr_t>(storage_) + kTensorAlignment - 1) & ~uintptr_t{kTensorAlignment - 1};
+    data_ = reinterpret_cast<std::byte*>(start);
+    if (fill == BufferFill::Zeroed) std::memset(data_, 0, kBytes);
+  }
+  std::byte storage_[kBytes + kTensorAlignment - 1];
+};
+
 Result<std::shared_ptr<Buffer>> Buffer::allocate_unowned(size_t bytes, BufferFill fill) {
+  if (bytes <= Inline::kBytes) {
+    try {
+      return std::shared_ptr<Buffer>(std::make_shared<Inline>(bytes, fill));
+    } catch (const std::bad_alloc&) {
+      return Error{ErrorCode::ResourceExhausted, "allocation of a " + std::to_string(bytes) + "-byte buffer failed"};
+    }
+  }
   TENACT_ASSIGN_OR_RETURN(std::byte * address,
                           heap_allocate(bytes, zeroed_bytes(bytes, fill)));
   return adopt(address, bytes, kTensorAlignment, Endpoint::unowned_host(), true, unowned_host_heap());

@@ -97,6 +97,8 @@ class Buffer {
   struct Passkey {
     explicit Passkey() = default;
   };
+  /// A small unowned host buffer held in its own descriptor (buffer.cpp).
+  struct Inline;
 
  public:
   Buffer(Passkey, std::byte* data, size_t size, size_t alignment, Endpoint endpoint, bool host_addressable,
