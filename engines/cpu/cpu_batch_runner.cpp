@@ -1,6 +1,5 @@
 #include "engines/cpu/cpu_batch_runner.hpp"
 
-#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -119,16 +118,14 @@ class BatchRunner {
   }
 
   Result<std::shared_ptr<const CompiledRegion>> compile_region(const BatchRegion& region) const {
-    const uint32_t end = region.first + region.count;
     auto made = std::make_shared<CompiledRegion>();
     ChainBuilder builder{region.count};
     std::map<uint32_t, HostTensor> scalars;  // splat constants as rank-0 inputs
     std::vector<ChainValue> operands;
-    std::vector<uint32_t> seen;  // inputs so far, as ids, in order of first read
     // The memo outlives this run: its splat scalars are process-heap memory,
     // not the engine's (whose statistics count what runs hold).
     const HostBufferScope heap{nullptr};
-    for (uint32_t j = region.first; j < end; ++j) {
+    for (uint32_t j = region.first; j < region.first + region.count; ++j) {
       const PreparedOp& op = *work_.ops[j].op;
       if (auto scalar = splat_as_scalar(op.kind, op.attrs, op.results[0].dtype)) {
         if (!scalar->ok()) return scalar->error().with_context(region_name(region));
@@ -136,19 +133,10 @@ class BatchRunner {
         continue;
       }
       operands.clear();
-      const std::vector<BatchRef>& refs = work_.ops[j].operands;
-      for (uint32_t p = 0; p < refs.size(); ++p) {
-        const BatchRef& ref = refs[p];
+      for (const BatchRef& ref : work_.ops[j].operands) {
         const DType dt = ref.from == BatchRef::From::Input ? work_.inputs[ref.index].dtype()
                                                           : work_.ops[ref.index].op->results[ref.result].dtype;
         operands.push_back(ChainValue{id_of(ref), dt});
-        const bool made_inside = ref.from == BatchRef::From::Op && ref.index >= region.first && ref.index < end &&
-                                 !scalars.contains(id_of(ref));
-        if (made_inside || std::find(seen.begin(), seen.end(), id_of(ref)) != seen.end()) continue;
-        seen.push_back(id_of(ref));
-        auto scalar = scalars.find(id_of(ref));
-        made->inputs.push_back(CompiledRegion::Input{
-            scalar == scalars.end() ? std::nullopt : std::optional<HostTensor>{scalar->second}, j - region.first, p});
       }
       if (Status added = builder.add(op.kind, op.attrs, operands, {id_of(BatchRef::op(j)), op.results[0].dtype});
           !added.ok())
@@ -158,13 +146,31 @@ class BatchRunner {
     for (const BatchRef& ref : region.outputs) live_out.push_back(id_of(ref));
     auto chained = std::move(builder).finish(live_out);
     if (!chained.ok()) return chained.error().with_context(region_name(region));
-    if (chained->input_values != seen)
-      return Error{ErrorCode::Internal, region_name(region) + ": its inputs were not found in the order the region reads them"};
+    // Where each region input is read first, so that later batches (whose
+    // operand positions differ) find it without the chain's ids.
+    for (uint32_t id : chained->input_values) {
+      if (auto scalar = scalars.find(id); scalar != scalars.end()) {
+        made->inputs.push_back(CompiledRegion::Input{scalar->second, 0, 0});
+        continue;
+      }
+      TENACT_ASSIGN_OR_RETURN(CompiledRegion::Input at, first_read(region, id));
+      made->inputs.push_back(std::move(at));
+    }
     auto kernel = FusedKernel::compile(chained->region);
     if (!kernel.ok()) return kernel.error().with_context(region_name(region));
     made->kernel = std::move(*kernel);
     if (counters_ != nullptr) counters_->regions_compiled.fetch_add(1, std::memory_order_relaxed);
     return std::shared_ptr<const CompiledRegion>(std::move(made));
+  }
+
+  /// The first (member op, operand) of `region` that reads value `id`.
+  Result<CompiledRegion::Input> first_read(const BatchRegion& region, uint32_t id) const {
+    for (uint32_t j = 0; j < region.count; ++j) {
+      const std::vector<BatchRef>& refs = work_.ops[region.first + j].operands;
+      for (uint32_t p = 0; p < refs.size(); ++p)
+        if (id_of(refs[p]) == id) return CompiledRegion::Input{std::nullopt, j, p};
+    }
+    return Error{ErrorCode::Internal, region_name(region) + ": no member reads its input " + std::to_string(id)};
   }
 
   Status run_region(const BatchRegion& region) {
