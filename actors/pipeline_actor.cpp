@@ -11,6 +11,7 @@
 #include "actors/direct_launch.hpp"
 #include "actors/runtime_impl.hpp"
 #include "core/guarded.hpp"
+#include "actors/pipeline/batch_work_build.hpp"
 #include "actors/pipeline/pipeline_run.hpp"
 
 namespace tenact {
@@ -80,54 +81,6 @@ void finish(Self* self, Runtime::Impl* rt, Result<std::vector<Tensor>> result) {
 void record_batch(PipelineRun& run, std::span<const uint32_t> units, Result<std::vector<Tensor>> result) {
   if (!result.ok()) return run.fail_batch(units, result.error());
   if (Status stored = run.batch_done(units, std::move(*result)); !stored.ok()) run.fail_batch(units, stored.error());
-}
-
-// The ops of a batch of compute units at one location, with operands
-// resolved to batch inputs or earlier batch results (slots are SSA: one
-// producer each).
-// `input_ids`: the batch's input copies in BatchRef input order; the caller
-// fills work.inputs (and work.deferred) to match.
-BatchWork build_work(const PipelineRun& run, const std::vector<uint32_t>& units,
-                     std::span<const CopyId> input_ids, std::vector<uint32_t>* instructions) {
-  BatchWork work;
-  const ExecProgram& staging = run.plan().staging();
-  std::unordered_map<SlotId, BatchRef> refs;
-  for (size_t k = 0; k < input_ids.size(); ++k)
-    refs.emplace(run.plan().copy(input_ids[k]).slot, BatchRef::input(static_cast<uint32_t>(k)));
-  auto add_op = [&](uint32_t instruction, const std::shared_ptr<const PreparedOp>& op) {
-    const ExecInstruction& ins = staging.instructions[instruction];
-    BatchOp batch_op{op, {}};
-    if (const PlannedDestinations* planned = run.destinations().get(); planned && ins.semantic_op < planned->by_op.size())
-      batch_op.destinations = planned->by_op[ins.semantic_op];
-    batch_op.operands.reserve(ins.inputs.size());
-    for (SlotId s : ins.inputs) batch_op.operands.push_back(refs.at(s));
-    const auto index = static_cast<uint32_t>(work.ops.size());
-    if (instructions) instructions->push_back(instruction);
-    for (size_t r = 0; r < ins.outputs.size(); ++r)
-      refs.insert_or_assign(ins.outputs[r], BatchRef::op(index, static_cast<uint32_t>(r)));
-    work.ops.push_back(std::move(batch_op));
-  };
-  for (uint32_t u : units) {
-    const PipelineUnit& unit = run.unit(u);
-    const auto first = static_cast<uint32_t>(work.ops.size());
-    for (size_t k = 0; k < unit.instructions.size(); ++k) add_op(unit.instructions[k], unit.ops[k]);
-    if (unit.kind == PipelineUnitKind::Region) {
-      BatchRegion region{first, static_cast<uint32_t>(unit.instructions.size()), {}, unit.region_memo};
-      for (const SlotCopy& c : unit.outputs) region.outputs.push_back(refs.at(c.slot));
-      work.regions.push_back(std::move(region));
-    }
-  }
-  for (const SlotCopy& c : run.batch_output_copies(units)) work.outputs.push_back(refs.at(c.slot));
-  return work;
-}
-
-// A batch whose inputs are all held (the host-mediated path).
-BatchWork build_held_work(const PipelineRun& run, const std::vector<uint32_t>& units,
-                          std::vector<uint32_t>* instructions) {
-  const std::vector<CopyId> ids = run.batch_input_ids(units);
-  BatchWork work = build_work(run, units, ids, instructions);
-  work.inputs = run.batch_inputs(units);
-  return work;
 }
 
 // Enqueue behind events: a batch's inputs that are held go in work.inputs,

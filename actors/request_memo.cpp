@@ -68,7 +68,7 @@ uint64_t RequestMemo::hash_of(const SemanticProgram& program, std::span<const In
 std::shared_ptr<const PreparedProgram> RequestMemo::find(const SemanticProgram& program,
                                                          std::span<const InputDescriptor> inputs,
                                                          const std::string& options,
-                                                         MemoStamp stamp) const {
+                                                         MemoStamp stamp, bool count) const {
   const uint64_t h = hash_of(program, inputs, options, stamp);
   const Shard& shard = shards_[h % kShards];
   std::shared_lock lock(shard.mutex);
@@ -77,12 +77,16 @@ std::shared_ptr<const PreparedProgram> RequestMemo::find(const SemanticProgram& 
     const Entry& e = it->second;
     if (e.stamp == stamp && e.options == options && same_apart_from_alignment(e.inputs, inputs) &&
         same_program(*e.program, program) && alignment_fits(*e.prepared, program, inputs)) {
-      hits_.fetch_add(1, std::memory_order_relaxed);
-      e.prepared->last_use.mark(clock_->tick());
+      if (count) count_hit(*e.prepared);
       return e.prepared;
     }
   }
   return nullptr;
+}
+
+void RequestMemo::count_hit(const PreparedProgram& prepared) const {
+  hits_.fetch_add(1, std::memory_order_relaxed);
+  prepared.last_use.mark(clock_->tick());
 }
 
 void RequestMemo::insert(std::shared_ptr<const SemanticProgram> program,

@@ -54,10 +54,15 @@ class RequestMemo {
   /// `clock`: the prepare cache's use clock (hits mark programs with it).
   explicit RequestMemo(std::shared_ptr<UseClock> clock, size_t max_entries = 4096);
 
-  /// The program prepared for this request, or null.
+  /// The program prepared for this request, or null. `count`: the hit is
+  /// counted (hits()) and marked on the program's UseStamp now; a caller
+  /// that may still go another way (and look again) passes false and calls
+  /// count_hit() once it uses the answer.
   std::shared_ptr<const PreparedProgram> find(const SemanticProgram& program,
                                               std::span<const InputDescriptor> inputs,
-                                              const std::string& options, MemoStamp stamp) const;
+                                              const std::string& options, MemoStamp stamp, bool count = true) const;
+  /// Counts a hit of find(..., count = false) that was used.
+  void count_hit(const PreparedProgram& prepared) const;
   void insert(std::shared_ptr<const SemanticProgram> program, std::vector<InputDescriptor> inputs,
               std::string options, MemoStamp stamp, std::shared_ptr<const PreparedProgram> prepared);
   void clear();

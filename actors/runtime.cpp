@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "actors/inline_run.hpp"
 #include "actors/runtime_impl.hpp"
 #include "core/guarded.hpp"
 #include "planning/plan_validity.hpp"
@@ -264,11 +265,14 @@ void Runtime::prepare(std::shared_ptr<const SemanticProgram> program, std::vecto
   Impl& rt = *impl_;
   if (!program) return done(Error{ErrorCode::InvalidAttribute, "prepare without a program"});
   if (rt.closing) return done(rt.refusal("prepare"));
-  auto [config, engines] = rt.snapshot();
   const std::string options_text = options.canonical_text();
-  const MemoStamp stamp{config->epoch(), rt.cache_generation.load(std::memory_order_acquire)};
+  // The memo is read under the published epoch (an entry names the epoch
+  // it was made in); the snapshot, which copies the engine table, only
+  // when preparation goes on.
   if (options.cache_in_flight)
-    if (auto hit = rt.memo().find(*program, inputs, options_text, stamp)) {
+    if (auto hit = rt.memo().find(*program, inputs, options_text,
+                                  MemoStamp{rt.epoch.load(std::memory_order_acquire),
+                                            rt.cache_generation.load(std::memory_order_acquire)})) {
       if (rt.options.trace)
         rt.options.trace->instant(rt.options.trace->track("prepare cache"), "hit '" + program->name() + "'",
                                   "prepare", steady_now_ns(), {{"path", "facade"}});
@@ -279,6 +283,8 @@ void Runtime::prepare(std::shared_ptr<const SemanticProgram> program, std::vecto
       t_prepare_from_memo = false;
       return;
     }
+  auto [config, engines] = rt.snapshot();
+  const MemoStamp stamp{config->epoch(), rt.cache_generation.load(std::memory_order_acquire)};
   // The caller's thread resolves the context: the facade's largest
   // allocations, so running out of memory here answers with an error.
   if (auto bound = guarded("preparing", [&] { return bind_signature(*program, signature_of(inputs)); }); !bound.ok())
@@ -629,6 +635,7 @@ std::vector<std::string> engines_other_than(Runtime::Impl& rt, const std::vector
 
 void Runtime::run(std::shared_ptr<const SemanticProgram> program, std::vector<Tensor> inputs,
                   PrepareOptions options, ExecuteCallback callback, ExecutionStats* stats) {
+  if (try_run_inline(*impl_, program, inputs, options, callback, stats)) return;
   const uint32_t retries = impl_->options.engine_down_retries;
   run_retrying(std::move(program), std::move(inputs), std::move(options), std::move(callback), stats, retries);
 }

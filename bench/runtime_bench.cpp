@@ -17,8 +17,9 @@
 // Targets (issue 5): hit median <= 5 us, p99 <= 50 us; >= 500k hits/s at 8
 // threads; <= 2 us per node on both graphs; small program median <= 30 us.
 //
-// Usage: runtime_bench [--quick] [--threads N] [--profile-small RUNS]
+// Usage: runtime_bench [--quick] [--threads N] [--profile-small RUNS] [--profile-mlp RUNS]
 //   --profile-small: only RUNS direct small-program runs, nothing printed
+//   --profile-mlp: only RUNS mlp B=4 runs, nothing printed
 //   (a loop for perf record).
 #include <algorithm>
 #include <atomic>
@@ -59,6 +60,7 @@ struct Options {
   bool quick = false;
   size_t threads = 0;
   int profile_small = 0;  // > 0: only this many direct small-program runs (for perf)
+  int profile_mlp = 0;    // > 0: only this many mlp B=4 runs (for perf)
 };
 
 double us_since(Clock::time_point t0) {
@@ -469,20 +471,24 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--quick")) o.quick = true;
     else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) o.threads = std::strtoul(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--profile-small") && i + 1 < argc) o.profile_small = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--profile-mlp") && i + 1 < argc) o.profile_mlp = std::atoi(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: runtime_bench [--quick] [--threads N] [--profile-small RUNS]\n");
+      std::fprintf(stderr, "usage: runtime_bench [--quick] [--threads N] [--profile-small RUNS] [--profile-mlp RUNS]\n");
       return 2;
     }
   }
-  if (o.profile_small > 0) {
-    // Only the direct small-program loop, for a profiler; prints nothing else.
+  if (o.profile_small > 0 || o.profile_mlp > 0) {
+    // Only the small-program or mlp loop, for a profiler; prints nothing else.
     Runtime rt;
     cpu::CpuEngineOptions eo;
     eo.threads = o.threads;
     if (!rt.register_engine(make_engine(eo)).ok()) return 1;
-    auto program = small_program();
+    auto program = o.profile_mlp > 0 ? load(bench::mlp_program_json()) : small_program();
     std::vector<HostTensor> inputs{filled(DType::F32, {1000}, 1), filled(DType::F32, {1000}, 2)};
-    for (int i = 0; i < o.profile_small; ++i)
+    if (o.profile_mlp > 0)
+      inputs = {filled(DType::F32, {4, 16}, 0.5f), filled(DType::F32, {16, 32}, 0.25f), filled(DType::F32, {32}, -1.0f),
+                filled(DType::F32, {32, 10}, 0.125f), filled(DType::F32, {10}, 2.0f)};
+    for (int i = 0; i < std::max(o.profile_small, o.profile_mlp); ++i)
       if (!rt.run(program, inputs).get().ok()) return 1;
     return 0;
   }

@@ -237,6 +237,8 @@ Status check_queue(const BatchWork& work, const EngineIdentity& engine, const En
                                         " queues; a batch was sent to queue " + std::to_string(work.queue)};
 }
 
+std::optional<Result<std::vector<Tensor>>> Engine::run_on_caller(const BatchWork&) { return std::nullopt; }
+
 void Engine::launch_batch(BatchWork work, LaunchCompletion done) {
   LaunchCompletion finish = finish_batch_with(work, std::move(done));
   if (Status valid = validate_batch(work); !valid.ok()) return finish(valid.error());

@@ -425,6 +425,15 @@ class Engine {
   /// previous one's completion (no fusion, no queues); engines override it
   /// to run a batch in one go and to keep queues.
   virtual void launch_batch(BatchWork work, LaunchCompletion done);
+
+  /// Runs `work` on the calling thread, now, when the engine judges it
+  /// cheaper than a hand-off to its own threads and its queue is idle, and
+  /// returns the outcome (as launch_batch's `done` would get it); nullopt
+  /// when it did not run it (the caller then launches it). Only for a
+  /// client's own thread (BatchWork::caller_may_run's rule) and a batch
+  /// with no waits, signal, deferred inputs or publish. Leaves `work` as
+  /// it was (a caller may run it again). The default runs nothing.
+  virtual std::optional<Result<std::vector<Tensor>>> run_on_caller(const BatchWork& work);
 };
 
 }  // namespace tenact

@@ -35,6 +35,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -47,6 +48,8 @@
 #include "planning/schedule.hpp"
 
 namespace tenact {
+
+class InlineBatch;
 
 enum class PipelineUnitKind : uint8_t { Instruction, Transfer, Region };
 
@@ -152,8 +155,22 @@ class PipelinePlan {
   /// "region 0 (#2 multiply, #3 add over f32[4] at cpu/host)".
   std::string describe_unit(uint32_t u) const;
 
+  /// `plan` as one batch run on a client's thread (InlineBatch), built by
+  /// the first call with that run's inputs and kept: null when the plan is
+  /// not one batch of compute units on one lane. Thread-safe; after the
+  /// first call it costs one load.
+  static std::shared_ptr<const InlineBatch> inline_batch(const std::shared_ptr<const PipelinePlan>& plan,
+                                                         std::span<const Tensor> inputs);
+
  private:
+  struct InlineCache {
+    std::once_flag once;
+    std::shared_ptr<const InlineBatch> batch;
+  };
   std::shared_ptr<const PreparedProgram> program_;
+  /// Filled once by inline_batch() (a pointer, so that the plan stays
+  /// movable while it is built).
+  std::unique_ptr<InlineCache> inline_cache_ = std::make_unique<InlineCache>();
   std::vector<PipelineUnit> units_;
   std::vector<uint32_t> unit_of_node_;
   std::vector<SlotCopy> copies_;

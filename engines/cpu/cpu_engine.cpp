@@ -184,4 +184,33 @@ void CpuEngine::launch_batch(BatchWork work, LaunchCompletion done) {
   queues_[turn % queues_.size()]->submit(std::move(waits), std::move(run));
 }
 
+std::optional<Result<std::vector<Tensor>>> CpuEngine::run_on_caller(const BatchWork& work) {
+  if (inline_work_limit_ == 0 || !work.caller_may_run || !work.waits.empty() || work.signal || work.publish ||
+      !work.deferred.empty())
+    return std::nullopt;
+  const auto estimate = linear_element_work(work);
+  if (!estimate || *estimate > inline_work_limit_) return std::nullopt;
+  if (Status valid = validate_batch(work); !valid.ok()) return Result<std::vector<Tensor>>{valid.error()};
+  if (Status queue = check_queue(work, identity_, capabilities_); !queue.ok())
+    return Result<std::vector<Tensor>>{queue.error()};
+  if (Status host = check_host_inputs(work.inputs, identity_.id); !host.ok())
+    return Result<std::vector<Tensor>>{host.error()};
+  HostBufferSource* results = work.ops.empty() ? nullptr : memory(work.ops.front().op->binding.endpoint.storage_class);
+  if (results == nullptr) results = memories_.front().get();
+  std::optional<Result<std::vector<Tensor>>> outcome;
+  auto run = [&] {
+    const uint64_t begin = steady_now_ns();
+    outcome = guarded("running a batch", [&] { return run_batch_in(results, work, *pool_, &fused_counters_); });
+    ops_run_.fetch_add(work.ops.size(), std::memory_order_relaxed);
+    busy_ns_.fetch_add(steady_now_ns() - begin, std::memory_order_relaxed);
+  };
+  if (work.queue == BatchWork::kAnyQueue) {
+    run();
+  } else if (!queues_[work.queue]->run_here_if_idle(run)) {
+    return std::nullopt;  // the queue has work: this batch goes behind it
+  }
+  inline_batches_.fetch_add(1, std::memory_order_relaxed);
+  return outcome;
+}
+
 }  // namespace tenact::cpu

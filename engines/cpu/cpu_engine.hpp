@@ -109,6 +109,9 @@ class CpuEngine final : public Engine {
               SymbolBindings symbols, LaunchCompletion done) override;
   /// One pool task runs the whole batch (cpu_batch_runner.hpp).
   void launch_batch(BatchWork work, LaunchCompletion done) override;
+  /// Runs a batch of at most inline_work_limit element visits here when its
+  /// queue is idle (Engine::run_on_caller).
+  std::optional<Result<std::vector<Tensor>>> run_on_caller(const BatchWork& work) override;
 
   /// The pool kernels split work over (for synchronous callers that run
   /// kernels on their own thread, e.g. run_program_on_cpu).

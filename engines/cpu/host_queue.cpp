@@ -24,6 +24,17 @@ bool HostQueue::all_signaled(const std::vector<EventPtr>& waits) {
   return true;
 }
 
+void HostQueue::release_after_here() {
+  {
+    std::lock_guard lock(mutex_);
+    if (entries_.empty()) {
+      running_ = false;
+      return;
+    }
+  }
+  post_run();
+}
+
 bool HostQueue::submit(std::vector<EventPtr> waits, Task task, bool may_run_here) {
   {
     std::lock_guard lock(mutex_);

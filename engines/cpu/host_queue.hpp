@@ -42,6 +42,24 @@ class HostQueue : public std::enable_shared_from_this<HostQueue> {
 
   /// Returns true when the task ran on the calling thread.
   bool submit(std::vector<EventPtr> waits, Task task, bool may_run_here = false);
+  /// Runs `task` on the calling thread when the queue is idle (nothing
+  /// queued or running) and returns true; what is submitted meanwhile waits
+  /// for it, then goes on on the pool. Returns false, running nothing,
+  /// when the queue is busy. No allocation.
+  template <class F>
+  bool run_here_if_idle(F&& task) {
+    {
+      std::lock_guard lock(mutex_);
+      if (running_ || !entries_.empty()) return false;
+      running_ = true;
+    }
+    struct Release {
+      HostQueue* queue;
+      ~Release() { queue->release_after_here(); }
+    } release{this};
+    task();
+    return true;
+  }
 
  private:
   struct Entry {
@@ -52,6 +70,8 @@ class HostQueue : public std::enable_shared_from_this<HostQueue> {
   /// registers a callback that resumes on the pool and returns. Called by
   /// the one thread that owns the queue (running_).
   void run_entries();
+  /// After run_here_if_idle's task: idle again, or the pool runs what came.
+  void release_after_here();
   void post_run();
   static bool all_signaled(const std::vector<EventPtr>& waits);
 

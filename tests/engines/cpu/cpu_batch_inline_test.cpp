@@ -253,3 +253,68 @@ TEST_CASE("other batches go to the pool", "[cpu_engine][inline]") {
     CHECK(engine.inline_batches() == 0);
   }
 }
+
+TEST_CASE("run_on_caller runs a small batch here and leaves the work as it was", "[cpu_engine][inline]") {
+  auto engine_holder = test_engine(CpuEngineOptions{2});
+  CpuEngine& engine = *engine_holder;
+  BatchWork work = four_op_work(1000);
+  work.caller_may_run = true;
+  for (int pass = 0; pass < 3; ++pass) {  // the same work, run again: inputs and ops untouched
+    auto outcome = engine.run_on_caller(work);
+    REQUIRE(outcome.has_value());
+    REQUIRE(outcome->ok());
+    REQUIRE((*outcome)->size() == 1);
+    check_four_op_result((**outcome)[0], 1000);
+    CHECK(work.inputs.size() == 2);
+    CHECK(work.ops.size() == 4);
+  }
+  CHECK(engine.inline_batches() == 3);
+}
+
+TEST_CASE("run_on_caller declines what launch_batch would not run here", "[cpu_engine][inline]") {
+  auto engine_holder = test_engine(CpuEngineOptions{2});
+  CpuEngine& engine = *engine_holder;
+  SECTION("the caller may not run it") {
+    BatchWork work = four_op_work(1000);
+    CHECK_FALSE(engine.run_on_caller(work).has_value());
+  }
+  SECTION("over the work limit") {
+    BatchWork work = square_of(64, [](int) { return 1.0f; });
+    CHECK_FALSE(engine.run_on_caller(work).has_value());
+  }
+  SECTION("it waits on an event") {
+    BatchWork work = four_op_work(10);
+    work.caller_may_run = true;
+    work.waits.push_back(Event::create("a test gate"));
+    CHECK_FALSE(engine.run_on_caller(work).has_value());
+  }
+  SECTION("its queue is busy") {
+    // A batch on queue 0 that waits on an unsignalled event holds the
+    // queue: a batch for queue 0 must go behind it, not run here.
+    auto gate = Event::create("a test gate");
+    BatchWork first = four_op_work(10);
+    first.queue = 0;
+    first.waits.push_back(gate);
+    std::promise<Result<std::vector<HostTensor>>> first_done;
+    engine.launch_batch(std::move(first), [&](Result<std::vector<HostTensor>> r) { first_done.set_value(std::move(r)); });
+    BatchWork second = four_op_work(10);
+    second.queue = 0;
+    second.caller_may_run = true;
+    CHECK_FALSE(engine.run_on_caller(second).has_value());
+    gate->signal(ok_status());
+    auto r = first_done.get_future().get();
+    REQUIRE(r.ok());
+    check_four_op_result((*r)[0], 10);
+    // Idle again once the pool thread has let the queue go (just after the
+    // completion ran): then it runs here.
+    std::optional<Result<std::vector<HostTensor>>> here;
+    for (int i = 0; i < 1000 && !here; ++i) {
+      here = engine.run_on_caller(second);
+      if (!here) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    REQUIRE(here.has_value());
+    REQUIRE(here->ok());
+    check_four_op_result((**here)[0], 10);
+  }
+  CHECK(engine.inline_batches() <= 1);
+}
