@@ -4,6 +4,7 @@
 // run), and the shutdown sequence.
 #include "actors/runtime.hpp"
 
+#include <atomic>
 #include <algorithm>
 #include <optional>
 #include <thread>
@@ -638,6 +639,31 @@ void Runtime::run(std::shared_ptr<const SemanticProgram> program, std::vector<Te
   if (try_run_inline(*impl_, program, inputs, options, callback, stats)) return;
   const uint32_t retries = impl_->options.engine_down_retries;
   run_retrying(std::move(program), std::move(inputs), std::move(options), std::move(callback), stats, retries);
+}
+
+Result<std::vector<Tensor>> Runtime::run_sync(std::shared_ptr<const SemanticProgram> program,
+                                              std::vector<Tensor> inputs, PrepareOptions options,
+                                              ExecutionStats* stats) {
+  if (on_runtime_thread())
+    return Error{ErrorCode::InvalidAttribute,
+                 "run_sync called on a runtime thread, where waiting would block what answers it; use run() with "
+                 "a callback there"};
+  // Written by whoever answers, read here once `done` says so (the release
+  // store orders the answer before it).
+  struct Answer {
+    std::optional<Result<std::vector<Tensor>>> result;
+    std::atomic<bool> done{false};
+  };
+  auto answer = std::make_shared<Answer>();
+  run(std::move(program), std::move(inputs), std::move(options),
+      [answer](Result<std::vector<Tensor>> r) {
+        answer->result.emplace(std::move(r));
+        answer->done.store(true, std::memory_order_release);
+        answer->done.notify_one();
+      },
+      stats);
+  answer->done.wait(false, std::memory_order_acquire);
+  return std::move(*answer->result);
 }
 
 void Runtime::run_retrying(std::shared_ptr<const SemanticProgram> program, std::vector<Tensor> inputs,

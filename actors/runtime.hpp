@@ -299,6 +299,15 @@ class Runtime {
   /// alive until `done` is called.
   void run(std::shared_ptr<const SemanticProgram> program, std::vector<Tensor> inputs,
            PrepareOptions options, ExecuteCallback done, ExecutionStats* stats = nullptr);
+  /// run(), answered to this thread: returns when the run is answered,
+  /// with its answer. A prepared small program on the CPU engine is run on
+  /// this thread with no future, promise or wait (the cost of a C++ call
+  /// plus the kernels); any other run waits for its answer without a
+  /// busy loop. Errors: as run()'s; InvalidAttribute when called on one of
+  /// the runtime's threads (a CAF scheduler thread, an engine's or a run's
+  /// callback), where waiting would block what answers it.
+  Result<std::vector<Tensor>> run_sync(std::shared_ptr<const SemanticProgram> program, std::vector<Tensor> inputs,
+                                       PrepareOptions options = {}, ExecutionStats* stats = nullptr);
 
   // -- one extension op, eagerly ---------------------------------------------------
   /// Runs one op of extension family `family` with `attributes_json` (a

@@ -118,14 +118,24 @@ std::vector<int64_t> row_major_strides(std::span<const int64_t> dims) {
 
 // -- HostTensor ----------------------------------------------------------------
 
+constinit const std::vector<int64_t> HostTensor::kNoDims{};
+
+void HostTensor::set_layout(std::vector<int64_t> shape, std::vector<int64_t> strides) {
+  if (shape.empty()) {
+    layout_.reset();
+    return;
+  }
+  layout_ = std::make_shared<const Layout>(Layout{std::move(shape), std::move(strides)});
+}
+
 Result<HostTensor> HostTensor::new_dense(DType dtype, std::vector<int64_t> shape, BufferFill fill) {
   TENACT_ASSIGN_OR_RETURN(uint64_t bytes, checked_byte_size(dtype, shape));
   TENACT_ASSIGN_OR_RETURN(auto buffer, Buffer::allocate(static_cast<size_t>(bytes), fill));
   HostTensor t;
   t.buffer_ = std::move(buffer);
   t.dtype_ = dtype;
-  t.strides_ = row_major_strides(shape);
-  t.shape_ = std::move(shape);
+  std::vector<int64_t> strides = row_major_strides(shape);
+  t.set_layout(std::move(shape), std::move(strides));
   t.offset_ = 0;
   return t;
 }
@@ -176,27 +186,29 @@ Result<HostTensor> HostTensor::view(std::shared_ptr<Buffer> buffer, DType dtype,
   HostTensor t;
   t.buffer_ = std::move(buffer);
   t.dtype_ = dtype;
-  t.shape_ = std::move(shape);
-  t.strides_ = std::move(strides);
+  t.set_layout(std::move(shape), std::move(strides));
   t.offset_ = offset;
   return t;
 }
 
 int64_t HostTensor::element_count() const {
-  for (auto d : shape_)
+  const std::vector<int64_t>& shape = this->shape();
+  for (auto d : shape)
     if (d == 0) return 0;  // the other dims' product may not fit int64
   int64_t n = 1;
-  for (auto d : shape_) n *= d;  // a non-empty shape was checked when the tensor was made
+  for (auto d : shape) n *= d;  // a non-empty shape was checked when the tensor was made
   return n;
 }
 
 bool HostTensor::is_contiguous() const {
+  const std::vector<int64_t>& shape = this->shape();
+  const std::vector<int64_t>& strides = this->strides();
   int64_t expected = 1;
-  for (auto d : shape_)
+  for (auto d : shape)
     if (d == 0) return true;
-  for (size_t i = shape_.size(); i > 0; --i) {
-    const int64_t d = shape_[i - 1];
-    if (d != 1 && strides_[i - 1] != expected) return false;
+  for (size_t i = shape.size(); i > 0; --i) {
+    const int64_t d = shape[i - 1];
+    if (d != 1 && strides[i - 1] != expected) return false;
     expected *= d;
   }
   return true;
@@ -209,10 +221,12 @@ std::byte* HostTensor::data() const {
 
 HostTensor HostTensor::transposed(std::span<const int64_t> permutation) const {
   HostTensor t = *this;
+  std::vector<int64_t> shape = this->shape(), strides = this->strides();
   for (size_t i = 0; i < permutation.size(); ++i) {
-    t.shape_[i] = shape_[static_cast<size_t>(permutation[i])];
-    t.strides_[i] = strides_[static_cast<size_t>(permutation[i])];
+    shape[i] = this->shape()[static_cast<size_t>(permutation[i])];
+    strides[i] = this->strides()[static_cast<size_t>(permutation[i])];
   }
+  t.set_layout(std::move(shape), std::move(strides));
   return t;
 }
 
@@ -222,24 +236,26 @@ HostTensor HostTensor::broadcast_view(std::vector<int64_t> shape,
   t.buffer_ = buffer_;
   t.dtype_ = dtype_;
   t.offset_ = offset_;
-  t.strides_.assign(shape.size(), 0);
+  std::vector<int64_t> strides(shape.size(), 0);
   for (size_t i = 0; i < dims.size(); ++i) {
     const auto out_axis = static_cast<size_t>(dims[i]);
-    if (shape_[i] == shape[out_axis]) t.strides_[out_axis] = strides_[i];
+    if (this->shape()[i] == shape[out_axis]) strides[out_axis] = this->strides()[i];
   }
-  t.shape_ = std::move(shape);
+  t.set_layout(std::move(shape), std::move(strides));
   return t;
 }
 
 HostTensor HostTensor::sliced(std::span<const int64_t> start, std::span<const int64_t> limit,
                               std::span<const int64_t> step) const {
   HostTensor t = *this;
-  for (size_t i = 0; i < shape_.size(); ++i) {
+  std::vector<int64_t> shape = this->shape(), strides = this->strides();
+  for (size_t i = 0; i < shape.size(); ++i) {
     const int64_t extent = limit[i] > start[i] ? (limit[i] - start[i] + step[i] - 1) / step[i] : 0;
-    t.shape_[i] = extent;
-    if (extent > 0) t.offset_ += start[i] * strides_[i];
-    t.strides_[i] = strides_[i] * step[i];
+    shape[i] = extent;
+    if (extent > 0) t.offset_ += start[i] * strides[i];
+    strides[i] *= step[i];
   }
+  t.set_layout(std::move(shape), std::move(strides));
   return t;
 }
 
@@ -250,7 +266,7 @@ Result<HostTensor> HostTensor::contiguous() const {
 
 Result<HostTensor> HostTensor::clone() const {
   if (!buffer_) return Error{ErrorCode::Internal, "clone of a tensor that has no buffer"};
-  TENACT_ASSIGN_OR_RETURN(HostTensor out, zeros(dtype_, shape_));
+  TENACT_ASSIGN_OR_RETURN(HostTensor out, zeros(dtype_, shape()));
   TENACT_TRY(copy_to_dense(out.buffer_->data()));
   return out;
 }
@@ -268,7 +284,7 @@ Status HostTensor::copy_to_dense(std::byte* dst) const {
     std::memcpy(dst, src + static_cast<size_t>(offset_) * elem, static_cast<size_t>(n) * elem);
     return Status{};
   }
-  for_each_offset(shape_, strides_, offset_, [&](int64_t linear, int64_t off) {
+  for_each_offset(shape(), strides(), offset_, [&](int64_t linear, int64_t off) {
     copy_element(dst + static_cast<size_t>(linear) * elem, src + static_cast<size_t>(off) * elem,
                  elem);
   });
@@ -276,15 +292,15 @@ Status HostTensor::copy_to_dense(std::byte* dst) const {
 }
 
 bool HostTensor::bitwise_equal(const HostTensor& other) const {
-  if (dtype_ != other.dtype_ || shape_ != other.shape_) return false;
+  if (dtype_ != other.dtype_ || shape() != other.shape()) return false;
   if (!buffer_ || !other.buffer_) return !buffer_ && !other.buffer_;
-  for (auto d : shape_)
+  for (auto d : shape())
     if (d == 0) return true;
   const size_t elem = size_of(dtype_);
   const std::byte* a = buffer_->data();
   const std::byte* b = other.buffer_->data();
   bool equal = true;
-  for_each_offset_pair(shape_, strides_, offset_, other.strides_, other.offset_,
+  for_each_offset_pair(shape(), strides(), offset_, other.strides(), other.offset_,
                        [&](int64_t oa, int64_t ob) {
                          equal = std::memcmp(a + static_cast<size_t>(oa) * elem,
                                              b + static_cast<size_t>(ob) * elem, elem) == 0;

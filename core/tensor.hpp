@@ -53,10 +53,10 @@ class Tensor {
                                  int64_t offset);
 
   DType dtype() const { return dtype_; }
-  const std::vector<int64_t>& shape() const { return shape_; }
-  const std::vector<int64_t>& strides() const { return strides_; }
+  const std::vector<int64_t>& shape() const { return layout_ ? layout_->shape : kNoDims; }
+  const std::vector<int64_t>& strides() const { return layout_ ? layout_->strides : kNoDims; }
   int64_t offset() const { return offset_; }
-  size_t rank() const { return shape_.size(); }
+  size_t rank() const { return shape().size(); }
   int64_t element_count() const;
   const std::shared_ptr<Buffer>& buffer() const { return buffer_; }
   /// Where its buffer lives (Endpoint::unowned_host() without a buffer).
@@ -97,10 +97,19 @@ class Tensor {
   /// zeros and for_overwrite.
   static Result<Tensor> new_dense(DType dtype, std::vector<int64_t> shape, BufferFill fill);
 
+  /// Shape and strides, immutable and shared by copies: copying a Tensor
+  /// costs reference counts, not two vectors. Null for rank 0 (and for an
+  /// empty Tensor): both are then kNoDims.
+  struct Layout {
+    std::vector<int64_t> shape;
+    std::vector<int64_t> strides;
+  };
+  static constinit const std::vector<int64_t> kNoDims;
+  void set_layout(std::vector<int64_t> shape, std::vector<int64_t> strides);
+
   std::shared_ptr<Buffer> buffer_;
+  std::shared_ptr<const Layout> layout_;
   DType dtype_ = DType::F32;
-  std::vector<int64_t> shape_;
-  std::vector<int64_t> strides_;
   int64_t offset_ = 0;
 };
 

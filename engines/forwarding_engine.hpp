@@ -37,6 +37,8 @@ class ForwardingEngine : public Engine {
   void launch_batch(BatchWork work, LaunchCompletion done) override {
     inner_->launch_batch(std::move(work), std::move(done));
   }
+  // run_on_caller is not forwarded: a decorator's batches go through its
+  // launch_batch (which it may change) unless it overrides run_on_caller.
 
  protected:
   Engine& inner() const { return *inner_; }

@@ -2,8 +2,8 @@
 // runs the same workloads through NumPy and PyTorch and prints the ratios;
 // bench/README.md, "peers").
 //
-// Every workload is a program run through Runtime::run (the prepare-cache
-// hit included, as a client calls it) on one Runtime with one CPU engine;
+// Every workload is a program run through Runtime::run_sync (run() answered
+// to the calling thread; the prepare-cache hit included, as a client calls it) on one Runtime with one CPU engine;
 // each call's output is dropped inside the timed call. Before its first
 // timed call a workload is run once untimed and its result checked against
 // an independent computation (plain loops, double accumulation); a wrong
@@ -376,14 +376,14 @@ class Bench {
     if (it == workloads_.end()) {
       it = workloads_.emplace(name, make_workload(name)).first;
       Workload& w = it->second;
-      auto r = rt(w).run(w.program, w.inputs).get();
+      auto r = rt(w).run_sync(w.program, w.inputs);
       w.check = w.verify(only_output(r, name));
       if (w.check != "ok") fail(name + ": wrong result: " + w.check);
     }
     Workload& w = it->second;
     Runtime& runtime = rt(w);
     {  // warm-up of this batch of calls
-      auto r = runtime.run(w.program, w.inputs).get();
+      auto r = runtime.run_sync(w.program, w.inputs);
       only_output(r, name);
     }
     std::vector<double> times;
@@ -391,7 +391,7 @@ class Bench {
     for (int i = 0; i < reps; ++i) {
       const auto t0 = Clock::now();
       {
-        auto r = runtime.run(w.program, w.inputs).get();
+        auto r = runtime.run_sync(w.program, w.inputs);
         if (!r.ok()) fail(name + ": " + r.error().to_string());
       }  // the output is released inside the timed call
       times.push_back(std::chrono::duration<double>(Clock::now() - t0).count());

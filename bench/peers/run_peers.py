@@ -6,7 +6,7 @@
 Run it with Debian's /usr/bin/python3 (python3-numpy, and python3-torch when
 installed; torch is skipped, with the reason printed, when it does not
 import). Tenact runs in one long-lived `peer_tenact --serve` process that
-times its own calls (Runtime::run, the prepare-cache hit included), so
+times its own calls (Runtime::run_sync, the prepare-cache hit included), so
 neither its process start nor its data set-up is in the figures. Each pass
 runs every workload through every side back to back, the first side
 rotating from pass to pass (pass 1: tenact, numpy, torch; pass 2: numpy,
@@ -334,7 +334,7 @@ def main():
 
     tenact = TenactSide(ARGS.tenact, threads)
     print("Tenact: %s --serve --threads %d: one CPU engine of %d threads, OpenBLAS %d threads; per call "
-          "Runtime::run (prepare-cache hit + execution)" % (ARGS.tenact, threads, tenact.threads, tenact.threads))
+          "Runtime::run_sync (prepare-cache hit + execution)" % (ARGS.tenact, threads, tenact.threads, tenact.threads))
     sides = [tenact] + peers
 
     # Data for the peers, made once (not timed); peer_tenact makes its own.

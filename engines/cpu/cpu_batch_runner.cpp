@@ -43,23 +43,35 @@ class BatchRunner {
         if (ref.from == BatchRef::From::Op) last_read_[ref.index] = static_cast<int64_t>(i);
     for (const BatchRef& ref : work.outputs)
       if (ref.from == BatchRef::From::Op) last_read_[ref.index] = static_cast<int64_t>(work.ops.size());
-    for (const BatchRegion& r : work.regions) region_at_[r.first] = &r;
-    dies_after_.resize(work.ops.size());
-    for (size_t j = 0; j < work.ops.size(); ++j) {
-      const int64_t last = last_read_[j] < 0 ? static_cast<int64_t>(j) : last_read_[j];
-      if (last < static_cast<int64_t>(work.ops.size())) dies_after_[static_cast<size_t>(last)].push_back(j);
+    if (!work.regions.empty()) {
+      region_at_.assign(work.ops.size(), nullptr);
+      for (const BatchRegion& r : work.regions) region_at_[r.first] = &r;
     }
+    // dies_after_ as lists per op, flat: op k's are
+    // [dies_begin_[k], dies_begin_[k + 1]).
+    // Counted per bucket, summed to each bucket's end, then filled from
+    // the back (which leaves each begin at its bucket's start).
+    const size_t n = work.ops.size();
+    dies_begin_.assign(n + 1, 0);
+    auto last_of = [&](size_t j) { return last_read_[j] < 0 ? static_cast<int64_t>(j) : last_read_[j]; };
+    for (size_t j = 0; j < n; ++j)
+      if (const int64_t last = last_of(j); last < static_cast<int64_t>(n)) ++dies_begin_[static_cast<size_t>(last)];
+    for (size_t k = 1; k <= n; ++k) dies_begin_[k] += dies_begin_[k - 1];
+    dies_after_.resize(dies_begin_[n]);
+    for (size_t j = n; j-- > 0;)
+      if (const int64_t last = last_of(j); last < static_cast<int64_t>(n))
+        dies_after_[--dies_begin_[static_cast<size_t>(last)]] = static_cast<uint32_t>(j);
   }
 
   Result<std::vector<HostTensor>> run() {
     size_t i = 0;
     while (i < work_.ops.size()) {
-      auto region = region_at_.find(static_cast<uint32_t>(i));
+      const BatchRegion* region = region_at_.empty() ? nullptr : region_at_[i];
       const uint64_t begin = work_.timings ? steady_now_ns() : 0;
       const size_t first = i;
-      if (region != region_at_.end()) {
-        TENACT_TRY(run_region(*region->second));
-        i += region->second->count;
+      if (region != nullptr) {
+        TENACT_TRY(run_region(*region));
+        i += region->count;
       } else {
         TENACT_TRY(run_single(i));
         ++i;
@@ -206,7 +218,7 @@ class BatchRunner {
   // Drops the op results whose last reader is among the ops run so far.
   void release_through(size_t end) {
     for (; released_ < end; ++released_)
-      for (size_t j : dies_after_[released_]) results_[j].clear();
+      for (uint32_t k = dies_begin_[released_]; k < dies_begin_[released_ + 1]; ++k) results_[dies_after_[k]].clear();
   }
 
   const BatchWork& work_;
@@ -216,9 +228,12 @@ class BatchRunner {
   std::optional<Endpoint> destination_memory_;
   std::vector<std::vector<HostTensor>> results_;
   std::vector<int64_t> last_read_;
-  std::map<uint32_t, const BatchRegion*> region_at_;
-  /// dies_after_[k]: op results nothing reads after op k (outputs never).
-  std::vector<std::vector<size_t>> dies_after_;
+  /// Per op, the region that starts there (empty: no regions).
+  std::vector<const BatchRegion*> region_at_;
+  /// The op results nothing reads after op k (outputs never):
+  /// dies_after_[dies_begin_[k] .. dies_begin_[k + 1]).
+  std::vector<uint32_t> dies_begin_;
+  std::vector<uint32_t> dies_after_;
   size_t released_ = 0;
 };
 
@@ -228,6 +243,12 @@ Result<std::vector<HostTensor>> run_batch_on_cpu(const BatchWork& work, WorkerPo
                                                  FusedCounters* counters, const KernelObserver* observer,
                                                  std::optional<Endpoint> destination_memory) {
   TENACT_TRY(validate_batch(work));
+  return run_validated_batch_on_cpu(work, pool, counters, observer, std::move(destination_memory));
+}
+
+Result<std::vector<HostTensor>> run_validated_batch_on_cpu(const BatchWork& work, WorkerPool& pool,
+                                                           FusedCounters* counters, const KernelObserver* observer,
+                                                           std::optional<Endpoint> destination_memory) {
   return BatchRunner{work, pool, counters, observer, std::move(destination_memory)}.run();
 }
 

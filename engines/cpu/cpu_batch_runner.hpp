@@ -48,4 +48,10 @@ Result<std::vector<HostTensor>> run_batch_on_cpu(const BatchWork& work, WorkerPo
                                                  const KernelObserver* observer = nullptr,
                                                  std::optional<Endpoint> destination_memory = std::nullopt);
 
+/// run_batch_on_cpu for a `work` the caller has just validated
+/// (validate_batch ok): the same without validating it again.
+Result<std::vector<HostTensor>> run_validated_batch_on_cpu(const BatchWork& work, WorkerPool& pool,
+                                                           FusedCounters* counters, const KernelObserver* observer,
+                                                           std::optional<Endpoint> destination_memory);
+
 }  // namespace tenact::cpu

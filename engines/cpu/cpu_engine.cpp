@@ -106,13 +106,13 @@ Status check_host_inputs(std::span<const Tensor> inputs, const std::string& engi
   return ok_status();
 }
 
-/// Runs `work` with the kernels' results in `results` (the completion runs
-/// after the scope ends: what it allocates is not the engine's), and
-/// destinations in that memory written into.
+/// Runs `work` (validated by the caller) with the kernels' results in
+/// `results` (the completion runs after the scope ends: what it allocates
+/// is not the engine's), and destinations in that memory written into.
 Result<std::vector<Tensor>> run_batch_in(HostBufferSource* results, const BatchWork& work,
                                          WorkerPool& pool, FusedCounters* counters) {
   HostBufferScope scope(results);
-  return run_batch_on_cpu(work, pool, counters, nullptr, results->endpoint());
+  return run_validated_batch_on_cpu(work, pool, counters, nullptr, results->endpoint());
 }
 
 }  // namespace
