@@ -11,20 +11,6 @@ namespace tenact {
 
 namespace {
 
-// Whether run() would place this job (balance_job): more than one
-// executable engine gives cost estimates and placement is left open.
-bool job_to_place(const Runtime::Impl& rt, const PrepareOptions& options) {
-  if (!rt.options.balance_jobs || !options.placement.is_any()) return false;
-  if (options.policy != PlacementPolicy::Auto && options.policy != PlacementPolicy::EarliestFinish) return false;
-  int with_cost = 0;
-  for (const EngineEntry& e : rt.current_config()->engines())
-    if (e.capabilities.executable) {
-      if (!e.capabilities.cost) return false;
-      ++with_cost;
-    }
-  return with_cost > 1;
-}
-
 // Counts the run's work in flight (shutdown waits for it) for a scope.
 struct WorkInFlight {
   Runtime::Impl& rt;
@@ -41,13 +27,8 @@ bool try_run_inline(Runtime::Impl& rt, const std::shared_ptr<const SemanticProgr
   if (!program || !o.direct_single_batch || !o.caller_runs_small_batches || o.trace ||
       o.max_runs_in_flight_per_engine != 0 || !options.cache_in_flight || rt.closing || on_runtime_thread())
     return false;
-  if (job_to_place(rt, options)) return false;
-  std::vector<InputDescriptor> descriptors;
-  descriptors.reserve(inputs.size());
-  for (const Tensor& input : inputs) {
-    Endpoint at = input.endpoint();
-    descriptors.push_back(describe_input(input, at.engine.empty() ? Endpoint{} : std::move(at)));
-  }
+  if (o.balance_jobs && job_has_placement_choice(rt, options)) return false;  // run() would place it
+  const std::vector<InputDescriptor> descriptors = describe_run_inputs(inputs);
   const uint64_t epoch = rt.epoch.load(std::memory_order_acquire);
   const MemoStamp stamp{epoch, rt.cache_generation.load(std::memory_order_acquire)};
   // Counted as a hit only once it is used here (else the usual path looks

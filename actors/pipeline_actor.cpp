@@ -303,17 +303,6 @@ pipeline_actor_type::behavior_type pipeline_actor(Self* self, Runtime::Impl* rt,
 
 namespace {
 
-// Whether the whole run is one batch of compute units of one lane (one
-// location and queue, no transfers): then it goes to the engine directly, without a pipeline
-// actor (two thread hops instead of four).
-bool single_batch(const PipelinePlan& plan) {
-  if (plan.unit_count() == 0) return false;
-  const uint32_t lane = plan.unit(0).lane;
-  for (const PipelineUnit& u : plan.units())
-    if (u.kind == PipelineUnitKind::Transfer || u.lane != lane) return false;
-  return true;
-}
-
 // The fast path: the PipelineRun is owned by the batch's completion (one
 // thread at a time: this caller, then the engine thread). The engine
 // actor's watch fails the run if the actor dies first; whichever of the
@@ -364,7 +353,9 @@ void spawn_pipeline(Runtime::Impl* rt, std::shared_ptr<const PreparedProgram> pr
     plan = std::move(*built);
     caf::anon_send(rt->cache, msg::plan_atom::value, plan);
   }
-  const bool fast = rt->options.direct_single_batch && !rt->options.trace && single_batch(*plan);
+  // One batch of one lane goes to the engine directly, without a pipeline
+  // actor (two thread hops instead of four).
+  const bool fast = rt->options.direct_single_batch && !rt->options.trace && plan->single_lane();
   auto run = PipelineRun::start(std::move(plan), std::move(inputs));
   if (!run.ok()) return done(run.error());
   run->set_destinations(std::move(destinations));

@@ -580,6 +580,28 @@ std::future<Result<std::vector<Tensor>>> Runtime::run(std::shared_ptr<const Sema
   return std::move(future);
 }
 
+std::vector<InputDescriptor> describe_run_inputs(std::span<const Tensor> inputs) {
+  std::vector<InputDescriptor> descriptors;
+  descriptors.reserve(inputs.size());
+  for (const Tensor& input : inputs) {
+    Endpoint at = input.endpoint();
+    descriptors.push_back(describe_input(input, at.engine.empty() ? Endpoint{} : std::move(at)));
+  }
+  return descriptors;
+}
+
+bool job_has_placement_choice(const Runtime::Impl& rt, const PrepareOptions& options) {
+  if (!options.placement.is_any()) return false;
+  if (options.policy != PlacementPolicy::Auto && options.policy != PlacementPolicy::EarliestFinish) return false;
+  int with_cost = 0;
+  for (const EngineEntry& e : rt.current_config()->engines())
+    if (e.capabilities.executable) {
+      if (!e.capabilities.cost) return false;
+      ++with_cost;
+    }
+  return with_cost > 1;
+}
+
 namespace {
 
 // Job placement for run() (RuntimeOptions::balance_jobs): without a
@@ -589,16 +611,11 @@ namespace {
 // flight — at the least loaded one. Cost-aware placement puts ops that
 // could go anywhere on the first engine of the order (its ties go there).
 void balance_job(Runtime::Impl& rt, std::span<const InputDescriptor> inputs, PrepareOptions& options) {
-  if (!options.placement.is_any()) return;
-  if (options.policy != PlacementPolicy::Auto && options.policy != PlacementPolicy::EarliestFinish) return;
-  const RuntimeConfigPtr config = rt.current_config();
+  if (!job_has_placement_choice(rt, options)) return;
   std::vector<std::string> ids;
-  for (const EngineEntry& e : config->engines()) {
-    if (!e.capabilities.executable) continue;
-    if (!e.capabilities.cost) return;
-    ids.push_back(e.id());
-  }
-  if (ids.size() < 2) return;
+  for (const EngineEntry& e : rt.current_config()->engines())
+    if (e.capabilities.executable) ids.push_back(e.id());
+  if (ids.size() < 2) return;  // the configuration changed since the check
   std::map<std::string, uint64_t, std::less<>> held;
   for (const InputDescriptor& in : inputs) {
     if (in.placement.engine.empty()) continue;
@@ -669,14 +686,7 @@ Result<std::vector<Tensor>> Runtime::run_sync(std::shared_ptr<const SemanticProg
 void Runtime::run_retrying(std::shared_ptr<const SemanticProgram> program, std::vector<Tensor> inputs,
                            PrepareOptions options, ExecuteCallback callback, ExecutionStats* stats,
                            uint32_t retries_left) {
-  // An input in an engine's memory is placed where it lives; unowned host
-  // memory may enter wherever the plan takes inputs.
-  std::vector<InputDescriptor> descriptors;
-  descriptors.reserve(inputs.size());
-  for (const Tensor& input : inputs) {
-    Endpoint at = input.endpoint();
-    descriptors.push_back(describe_input(input, at.engine.empty() ? Endpoint{} : std::move(at)));
-  }
+  std::vector<InputDescriptor> descriptors = describe_run_inputs(inputs);
   // Whether the caller left placement to the runtime (balancing below
   // rotates the preference order, which reads as a constraint).
   const bool unconstrained = options.placement.is_any();

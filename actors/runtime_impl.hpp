@@ -27,7 +27,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
+#include <vector>
 
 #include <caf/all.hpp>
 
@@ -149,6 +151,17 @@ struct Runtime::Impl {
   std::condition_variable work_cv_;
   int64_t work_in_flight_ = 0;
 };
+
+/// How run() describes its inputs to prepare: an input in an engine's
+/// memory is placed where it lives; unowned host memory may enter wherever
+/// the plan takes inputs.
+std::vector<InputDescriptor> describe_run_inputs(std::span<const Tensor> inputs);
+
+/// Whether run()'s job placement (RuntimeOptions::balance_jobs) has a
+/// choice to make for `options`: placement left open under the Auto or
+/// EarliestFinish policy, and more than one executable engine, all of which
+/// give cost estimates. Reads the current configuration; any thread.
+bool job_has_placement_choice(const Runtime::Impl& rt, const PrepareOptions& options);
 
 /// Behaviors of the actors (one file each).
 /// The cache actor gets the only mutable handles of the memo and the plan

@@ -307,6 +307,17 @@ struct DeferredInput {
   uint32_t index = 0;
 };
 
+/// What an engine keeps about a BatchWork that a launcher runs again and
+/// again unchanged (Engine::run_on_caller): opaque to the launcher, which
+/// drops it whenever it changes the work's ops, regions, symbols or the
+/// shapes of its inputs.
+struct CallerNotes {
+  explicit CallerNotes(const void* writer) : owner(writer) {}
+  virtual ~CallerNotes() = default;
+  /// The engine that wrote them (an engine reads only its own notes).
+  const void* owner;
+};
+
 /// Several ops sent to one engine at once, run in order (each op's
 /// operands are batch inputs or results of earlier ops): one message and
 /// one completion instead of one per op. Intermediate results the batch
@@ -343,6 +354,11 @@ struct BatchWork {
   /// chooses, with no order relative to other batches.
   uint32_t queue = kAnyQueue;
   static constexpr uint32_t kAnyQueue = UINT32_MAX;
+  /// Written by Engine::run_on_caller on the thread that holds the work
+  /// (a launcher runs a work on one thread at a time); see CallerNotes.
+  /// Copies of a work share it: a launcher that copies a work to change it
+  /// resets it.
+  mutable std::shared_ptr<CallerNotes> caller_notes;
   /// The batch starts only once every one is signalled; when one failed,
   /// the batch does not run and fails with that error ("waiting on ...").
   std::vector<EventPtr> waits;
@@ -432,7 +448,9 @@ class Engine {
   /// when it did not run it (the caller then launches it). Only for a
   /// client's own thread (BatchWork::caller_may_run's rule) and a batch
   /// with no waits, signal, deferred inputs or publish. Leaves `work` as
-  /// it was (a caller may run it again). The default runs nothing.
+  /// it was but for BatchWork::caller_notes, where the engine may keep what
+  /// it would otherwise work out again on the next run of the same work
+  /// (a caller may run it again). The default runs nothing.
   virtual std::optional<Result<std::vector<Tensor>>> run_on_caller(const BatchWork& work);
 };
 

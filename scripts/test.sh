@@ -4,7 +4,7 @@
 #   1. release build: every target but the benchmarks (no test needs them;
 #      `bash scripts/build.sh release` builds them too), every test (CTest)
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer (leak checks on): the tests,
-#      then `tenact stress` (stress_runner) for about 100 s: 4 simulated
+#      then `tenact stress` (stress_runner) for about 80 s: 4 simulated
 #      devices, every kind of fault, 8 client threads
 #   3. ThreadSanitizer: the tests about threads (worker pool, fused regions
 #      over the pool, engine launches and streams, CPU and simulated, the prepare-cache store with use
@@ -45,7 +45,7 @@ stress_faults=seed=13,transient=0.01,alloc=0.002,transfer=0.002,die=sim:3@20000o
 section "stress (asan+ubsan)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   "$root/build-asan/stress/stress_runner" --engines sim:0,sim:1,sim:2,sim:3 --threads 8 --jobs 1000000 \
-  --duration "${TENACT_STRESS_SECONDS:-100}" --faults "$stress_faults" --retryable
+  --duration "${TENACT_STRESS_SECONDS:-80}" --faults "$stress_faults" --retryable
 
 section "ThreadSanitizer build"
 bash "$root/scripts/build.sh" tsan util_tests cpu_fused_tests cpu_engine_tests sim_engine_tests actor_core_tests actor_tests \

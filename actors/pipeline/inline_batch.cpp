@@ -10,10 +10,7 @@ namespace tenact {
 
 std::shared_ptr<const InlineBatch> InlineBatch::build(const std::shared_ptr<const PipelinePlan>& plan,
                                                       std::span<const Tensor> inputs) {
-  if (!plan || plan->unit_count() == 0) return nullptr;
-  const uint32_t lane = plan->unit(0).lane;
-  for (const PipelineUnit& u : plan->units())
-    if (u.kind == PipelineUnitKind::Transfer || u.lane != lane) return nullptr;
+  if (!plan || !plan->single_lane()) return nullptr;
   auto run = PipelineRun::start(plan, std::vector<Tensor>(inputs.begin(), inputs.end()));
   if (!run.ok()) return nullptr;
   const std::vector<PipelineBatch> batches = run->take_ready_batches();
@@ -50,7 +47,6 @@ std::shared_ptr<const InlineBatch> InlineBatch::build(const std::shared_ptr<cons
   batch->skeleton_.queue = batches[0].queue;
   batch->skeleton_.caller_may_run = true;
   batch->endpoint_ = plan->endpoint(batches[0].location);
-  batch->queue_ = batches[0].queue;
   batch->units_ = units.size();
   return batch;
 }
@@ -77,6 +73,7 @@ Result<InlineBatch::Lease> InlineBatch::lease(const SemanticProgram& program, st
       return symbols.error();
     }
     slot->work.symbols = std::move(*symbols);
+    slot->work.caller_notes.reset();  // the engine's notes were for other shapes
     slot->shapes.resize(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) slot->shapes[i] = inputs[i].shape();
     slot->bound = true;

@@ -38,10 +38,9 @@ class InlineBatch {
   static std::shared_ptr<const InlineBatch> build(const std::shared_ptr<const PipelinePlan>& plan,
                                                   std::span<const Tensor> inputs);
 
-  /// Where the batch runs (engine and memory), its queue, how many units
-  /// it covers (ExecutionStats::units).
+  /// Where the batch runs (engine and memory) and how many units it
+  /// covers (ExecutionStats::units).
   const Endpoint& endpoint() const { return endpoint_; }
-  uint32_t queue() const { return queue_; }
   uint64_t units() const { return units_; }
 
   class Lease {
@@ -86,7 +85,6 @@ class InlineBatch {
   /// Per batch result, the dtype and rank its value has.
   std::vector<std::pair<DType, size_t>> result_types_;
   Endpoint endpoint_;
-  uint32_t queue_ = BatchWork::kAnyQueue;
   uint64_t units_ = 0;
 
   /// A work of the pool and the input shapes its symbols are bound for.

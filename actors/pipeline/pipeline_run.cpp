@@ -312,6 +312,14 @@ Result<std::shared_ptr<const PipelinePlan>> PipelinePlan::build(
   return PipelinePlanBuilder{std::move(program)}.build();
 }
 
+bool PipelinePlan::single_lane() const {
+  if (units_.empty()) return false;
+  const uint32_t lane = units_[0].lane;
+  for (const PipelineUnit& u : units_)
+    if (u.kind == PipelineUnitKind::Transfer || u.lane != lane) return false;
+  return true;
+}
+
 std::optional<CopyId> PipelinePlan::find_copy(SlotCopy copy) const {
   if (copy.slot + size_t{1} >= copy_begin_.size()) return std::nullopt;
   for (uint32_t k = copy_begin_[copy.slot]; k < copy_begin_[copy.slot + 1]; ++k)

@@ -136,6 +136,9 @@ class PipelinePlan {
 
   /// Distinct (location, queue) pairs of the units.
   uint32_t lane_count() const { return lane_count_; }
+  /// Whether the whole plan is compute units of one lane (one location
+  /// and queue, no transfers): it then runs as one batch.
+  bool single_lane() const;
 
   size_t copy_count() const { return copies_.size(); }
   const SlotCopy& copy(CopyId c) const { return copies_[c]; }

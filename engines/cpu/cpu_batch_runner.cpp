@@ -5,6 +5,7 @@
 
 #include "engines/cpu/cpu_providers.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
+#include "util/small_vector.hpp"
 
 namespace tenact::cpu {
 
@@ -33,40 +34,16 @@ std::string describe(const BatchWork& work, size_t i) {
 
 class BatchRunner {
  public:
-  BatchRunner(const BatchWork& work, WorkerPool& pool, FusedCounters* counters, const KernelObserver* observer,
-              std::optional<Endpoint> destination_memory)
-      : work_(work), pool_(pool), counters_(counters), observer_(observer),
-        destination_memory_(std::move(destination_memory)), results_(work.ops.size()),
-        last_read_(work.ops.size(), -1) {
-    for (size_t i = 0; i < work.ops.size(); ++i)
-      for (const BatchRef& ref : work.ops[i].operands)
-        if (ref.from == BatchRef::From::Op) last_read_[ref.index] = static_cast<int64_t>(i);
-    for (const BatchRef& ref : work.outputs)
-      if (ref.from == BatchRef::From::Op) last_read_[ref.index] = static_cast<int64_t>(work.ops.size());
-    if (!work.regions.empty()) {
-      region_at_.assign(work.ops.size(), nullptr);
-      for (const BatchRegion& r : work.regions) region_at_[r.first] = &r;
-    }
-    // dies_after_ as lists per op, flat: op k's are
-    // [dies_begin_[k], dies_begin_[k + 1]).
-    // Counted per bucket, summed to each bucket's end, then filled from
-    // the back (which leaves each begin at its bucket's start).
-    const size_t n = work.ops.size();
-    dies_begin_.assign(n + 1, 0);
-    auto last_of = [&](size_t j) { return last_read_[j] < 0 ? static_cast<int64_t>(j) : last_read_[j]; };
-    for (size_t j = 0; j < n; ++j)
-      if (const int64_t last = last_of(j); last < static_cast<int64_t>(n)) ++dies_begin_[static_cast<size_t>(last)];
-    for (size_t k = 1; k <= n; ++k) dies_begin_[k] += dies_begin_[k - 1];
-    dies_after_.resize(dies_begin_[n]);
-    for (size_t j = n; j-- > 0;)
-      if (const int64_t last = last_of(j); last < static_cast<int64_t>(n))
-        dies_after_[--dies_begin_[static_cast<size_t>(last)]] = static_cast<uint32_t>(j);
-  }
+  BatchRunner(const BatchWork& work, const BatchPlan& plan, std::span<KernelKeep> keeps, WorkerPool& pool,
+              FusedCounters* counters, const KernelObserver* observer, std::optional<Endpoint> destination_memory)
+      : work_(work), plan_(plan), keeps_(keeps), pool_(pool), counters_(counters), observer_(observer),
+        destination_memory_(std::move(destination_memory)), results_(work.ops.size()) {}
 
   Result<std::vector<HostTensor>> run() {
     size_t i = 0;
     while (i < work_.ops.size()) {
-      const BatchRegion* region = region_at_.empty() ? nullptr : region_at_[i];
+      const BatchRegion* region =
+          plan_.region_at.empty() || plan_.region_at[i] < 0 ? nullptr : &work_.regions[plan_.region_at[i]];
       const uint64_t begin = work_.timings ? steady_now_ns() : 0;
       const size_t first = i;
       if (region != nullptr) {
@@ -99,7 +76,9 @@ class BatchRunner {
     for (const BatchRef& ref : op.operands) inputs.push_back(value(ref));
     std::vector<HostTensor> destinations;
     for (uint32_t k = 0; k < op.destinations.size(); ++k) destinations.push_back(destination(BatchRef::op(i, k)));
-    auto r = run_kernel(kernel_call_for(*op.op, inputs, work_.symbols, &pool_, destinations));
+    KernelCall call = kernel_call_for(*op.op, inputs, work_.symbols, &pool_, destinations);
+    if (i < keeps_.size()) call.keep = &keeps_[i];
+    auto r = run_kernel(call);
     if (!r.ok()) return r.error().with_context(describe(work_, i));
     results_[i] = std::move(*r);
     if (observer_ != nullptr)
@@ -187,16 +166,15 @@ class BatchRunner {
 
   Status run_region(const BatchRegion& region) {
     TENACT_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledRegion> region_kernel, compiled(region));
-    std::vector<HostTensor> inputs;
-    inputs.reserve(region_kernel->inputs.size());
+    SmallVector<HostTensor, 8> inputs;
     for (const CompiledRegion::Input& in : region_kernel->inputs)
       inputs.push_back(in.scalar ? *in.scalar : value(work_.ops[region.first + in.op].operands[in.operand]));
-    std::vector<HostTensor> destinations;
+    SmallVector<HostTensor, 4> destinations;
     for (const BatchRef& ref : region.outputs) destinations.push_back(destination(ref));
-    auto results = region_kernel->kernel->run(inputs, &pool_, counters_, destinations);
+    auto results = region_kernel->kernel->run(inputs.span(), &pool_, counters_, destinations.span());
     if (!results.ok()) return results.error().with_context(region_name(region));
     if (observer_ != nullptr)
-      (*observer_)(KernelRun{region.first, region.first + region.count - 1, inputs, *results});
+      (*observer_)(KernelRun{region.first, region.first + region.count - 1, inputs.span(), *results});
     // Region output k is region.outputs[k] (the live-out order compiled).
     for (size_t k = 0; k < region.outputs.size(); ++k)
       results_[region.outputs[k].index] = {std::move((*results)[k])};
@@ -218,26 +196,50 @@ class BatchRunner {
   // Drops the op results whose last reader is among the ops run so far.
   void release_through(size_t end) {
     for (; released_ < end; ++released_)
-      for (uint32_t k = dies_begin_[released_]; k < dies_begin_[released_ + 1]; ++k) results_[dies_after_[k]].clear();
+      for (uint32_t k = plan_.dies_begin[released_]; k < plan_.dies_begin[released_ + 1]; ++k)
+        results_[plan_.dies_after[k]].clear();
   }
 
   const BatchWork& work_;
+  const BatchPlan& plan_;
+  std::span<KernelKeep> keeps_;
   WorkerPool& pool_;
   FusedCounters* counters_;
   const KernelObserver* observer_;
   std::optional<Endpoint> destination_memory_;
   std::vector<std::vector<HostTensor>> results_;
-  std::vector<int64_t> last_read_;
-  /// Per op, the region that starts there (empty: no regions).
-  std::vector<const BatchRegion*> region_at_;
-  /// The op results nothing reads after op k (outputs never):
-  /// dies_after_[dies_begin_[k] .. dies_begin_[k + 1]).
-  std::vector<uint32_t> dies_begin_;
-  std::vector<uint32_t> dies_after_;
   size_t released_ = 0;
 };
 
 }  // namespace
+
+BatchPlan plan_batch_on_cpu(const BatchWork& work) {
+  BatchPlan plan;
+  const size_t n = work.ops.size();
+  // The last op reading each op's result (n: an output; -1: none).
+  std::vector<int64_t> last_read(n, -1);
+  for (size_t i = 0; i < n; ++i)
+    for (const BatchRef& ref : work.ops[i].operands)
+      if (ref.from == BatchRef::From::Op) last_read[ref.index] = static_cast<int64_t>(i);
+  for (const BatchRef& ref : work.outputs)
+    if (ref.from == BatchRef::From::Op) last_read[ref.index] = static_cast<int64_t>(n);
+  if (!work.regions.empty()) {
+    plan.region_at.assign(n, -1);
+    for (size_t r = 0; r < work.regions.size(); ++r) plan.region_at[work.regions[r].first] = static_cast<int32_t>(r);
+  }
+  // Counted per bucket, summed to each bucket's end, then filled from the
+  // back (which leaves each begin at its bucket's start).
+  plan.dies_begin.assign(n + 1, 0);
+  auto last_of = [&](size_t j) { return last_read[j] < 0 ? static_cast<int64_t>(j) : last_read[j]; };
+  for (size_t j = 0; j < n; ++j)
+    if (const int64_t last = last_of(j); last < static_cast<int64_t>(n)) ++plan.dies_begin[static_cast<size_t>(last)];
+  for (size_t k = 1; k <= n; ++k) plan.dies_begin[k] += plan.dies_begin[k - 1];
+  plan.dies_after.resize(plan.dies_begin[n]);
+  for (size_t j = n; j-- > 0;)
+    if (const int64_t last = last_of(j); last < static_cast<int64_t>(n))
+      plan.dies_after[--plan.dies_begin[static_cast<size_t>(last)]] = static_cast<uint32_t>(j);
+  return plan;
+}
 
 Result<std::vector<HostTensor>> run_batch_on_cpu(const BatchWork& work, WorkerPool& pool,
                                                  FusedCounters* counters, const KernelObserver* observer,
@@ -249,7 +251,15 @@ Result<std::vector<HostTensor>> run_batch_on_cpu(const BatchWork& work, WorkerPo
 Result<std::vector<HostTensor>> run_validated_batch_on_cpu(const BatchWork& work, WorkerPool& pool,
                                                            FusedCounters* counters, const KernelObserver* observer,
                                                            std::optional<Endpoint> destination_memory) {
-  return BatchRunner{work, pool, counters, observer, std::move(destination_memory)}.run();
+  const BatchPlan plan = plan_batch_on_cpu(work);
+  return BatchRunner{work, plan, {}, pool, counters, observer, std::move(destination_memory)}.run();
+}
+
+Result<std::vector<HostTensor>> run_planned_batch_on_cpu(const BatchWork& work, const BatchPlan& plan,
+                                                         std::span<KernelKeep> keeps, WorkerPool& pool,
+                                                         FusedCounters* counters,
+                                                         std::optional<Endpoint> destination_memory) {
+  return BatchRunner{work, plan, keeps, pool, counters, nullptr, std::move(destination_memory)}.run();
 }
 
 }  // namespace tenact::cpu

@@ -11,12 +11,14 @@
 
 #include "core/error.hpp"
 #include "engines/cpu/kernels/fused_elementwise.hpp"
+#include "engines/cpu/kernels/kernel.hpp"
 #include "util/worker_pool.hpp"
 #include "engines/engine.hpp"
 
 #include <functional>
 #include <optional>
 #include <span>
+#include <vector>
 
 namespace tenact::cpu {
 
@@ -53,5 +55,31 @@ Result<std::vector<HostTensor>> run_batch_on_cpu(const BatchWork& work, WorkerPo
 Result<std::vector<HostTensor>> run_validated_batch_on_cpu(const BatchWork& work, WorkerPool& pool,
                                                            FusedCounters* counters, const KernelObserver* observer,
                                                            std::optional<Endpoint> destination_memory);
+
+/// What a batch's structure says about running it, independent of its
+/// inputs' data and shapes: the region (index into work.regions) starting
+/// at each op, and which op results nothing reads after each op.
+struct BatchPlan {
+  /// Per op, the region that starts there or -1 (empty: no regions).
+  std::vector<int32_t> region_at;
+  /// The op results dying after op k (outputs never):
+  /// dies_after[dies_begin[k] .. dies_begin[k + 1]).
+  std::vector<uint32_t> dies_begin;
+  std::vector<uint32_t> dies_after;
+};
+
+/// The plan of `work` (which must pass validate_batch). Cost: linear in
+/// its ops and refs, a few allocations.
+BatchPlan plan_batch_on_cpu(const BatchWork& work);
+
+/// run_validated_batch_on_cpu with the plan worked out before (for a work
+/// run again and again with the same ops, regions and outputs), and no
+/// observer. `keeps`: empty, or one per op, where that op's kernel keeps
+/// what it works out for the next run (kernels/kernel.hpp, KernelKeep);
+/// the caller holds them for one run at a time.
+Result<std::vector<HostTensor>> run_planned_batch_on_cpu(const BatchWork& work, const BatchPlan& plan,
+                                                         std::span<KernelKeep> keeps, WorkerPool& pool,
+                                                         FusedCounters* counters,
+                                                         std::optional<Endpoint> destination_memory);
 
 }  // namespace tenact::cpu

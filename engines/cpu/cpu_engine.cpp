@@ -184,15 +184,45 @@ void CpuEngine::launch_batch(BatchWork work, LaunchCompletion done) {
   queues_[turn % queues_.size()]->submit(std::move(waits), std::move(run));
 }
 
+namespace {
+
+/// What run_on_caller learns of a work once: whether it is small enough to
+/// run here; a work noted `small` has passed validate_batch and check_queue
+/// (neither depends on the inputs' data or placement) and has its plan.
+struct CpuCallerNotes final : CallerNotes {
+  using CallerNotes::CallerNotes;
+  bool small = false;
+  BatchPlan plan;
+  /// One per op: what its kernel keeps between runs.
+  std::vector<KernelKeep> keeps;
+};
+
+}  // namespace
+
 std::optional<Result<std::vector<Tensor>>> CpuEngine::run_on_caller(const BatchWork& work) {
   if (inline_work_limit_ == 0 || !work.caller_may_run || !work.waits.empty() || work.signal || work.publish ||
       !work.deferred.empty())
     return std::nullopt;
-  const auto estimate = linear_element_work(work);
-  if (!estimate || *estimate > inline_work_limit_) return std::nullopt;
-  if (Status valid = validate_batch(work); !valid.ok()) return Result<std::vector<Tensor>>{valid.error()};
-  if (Status queue = check_queue(work, identity_, capabilities_); !queue.ok())
-    return Result<std::vector<Tensor>>{queue.error()};
+  auto* notes = work.caller_notes && work.caller_notes->owner == this
+                    ? static_cast<CpuCallerNotes*>(work.caller_notes.get())
+                    : nullptr;
+  if (!notes) {
+    const auto estimate = linear_element_work(work);
+    if (!estimate || *estimate > inline_work_limit_) {
+      work.caller_notes = std::make_shared<CpuCallerNotes>(this);  // not small: declined at once next time
+      return std::nullopt;
+    }
+    if (Status valid = validate_batch(work); !valid.ok()) return Result<std::vector<Tensor>>{valid.error()};
+    if (Status queue = check_queue(work, identity_, capabilities_); !queue.ok())
+      return Result<std::vector<Tensor>>{queue.error()};
+    auto made = std::make_shared<CpuCallerNotes>(this);
+    made->small = true;
+    made->plan = plan_batch_on_cpu(work);
+    made->keeps.resize(work.ops.size());
+    notes = made.get();
+    work.caller_notes = std::move(made);
+  }
+  if (!notes->small) return std::nullopt;
   if (Status host = check_host_inputs(work.inputs, identity_.id); !host.ok())
     return Result<std::vector<Tensor>>{host.error()};
   HostBufferSource* results = work.ops.empty() ? nullptr : memory(work.ops.front().op->binding.endpoint.storage_class);
@@ -200,7 +230,11 @@ std::optional<Result<std::vector<Tensor>>> CpuEngine::run_on_caller(const BatchW
   std::optional<Result<std::vector<Tensor>>> outcome;
   auto run = [&] {
     const uint64_t begin = steady_now_ns();
-    outcome = guarded("running a batch", [&] { return run_batch_in(results, work, *pool_, &fused_counters_); });
+    outcome = guarded("running a batch", [&]() -> Result<std::vector<Tensor>> {
+      HostBufferScope scope(results);
+      return run_planned_batch_on_cpu(work, notes->plan, notes->keeps, *pool_, &fused_counters_,
+                                      results->endpoint());
+    });
     ops_run_.fetch_add(work.ops.size(), std::memory_order_relaxed);
     busy_ns_.fetch_add(steady_now_ns() - begin, std::memory_order_relaxed);
   };

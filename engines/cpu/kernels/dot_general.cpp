@@ -95,10 +95,56 @@ struct DotCall {
   const DotPlan& plan;
   bool conj_lhs;
   bool conj_rhs;
-  std::vector<int64_t> lhs_offsets;  // per batch
-  std::vector<int64_t> rhs_offsets;
+  std::span<const int64_t> lhs_offsets;  // per batch
+  std::span<const int64_t> rhs_offsets;
   WorkerPool* pool;
 };
+
+/// A dot's plan and batch offsets (empty when it has no products to
+/// compute) for one pair of operand shapes and strides (what a KernelKeep
+/// holds between runs of one op).
+struct KeptDot {
+  std::vector<int64_t> lhs_shape, lhs_strides, rhs_shape, rhs_strides;
+  DotPlan plan;
+  std::vector<int64_t> lhs_offsets, rhs_offsets;
+
+  bool fits(const HostTensor& lhs, const HostTensor& rhs) const {
+    return lhs.shape() == lhs_shape && lhs.strides() == lhs_strides && rhs.shape() == rhs_shape &&
+           rhs.strides() == rhs_strides;
+  }
+};
+
+/// Names KeptDot objects in a KernelKeep.
+constexpr char kKeptDotOwner = 0;
+
+/// The plan of `lhs` x `rhs`: from the call's keep when it was worked out
+/// for these shapes and strides, else now (and kept when the call has a
+/// keep). Errors: plan_dot's, with the op's name.
+Result<std::shared_ptr<const KeptDot>> dot_plan_for(const KernelCall& call, const HostTensor& lhs,
+                                                    const HostTensor& rhs, const DotGeneralAttrs& attrs) {
+  if (call.keep && call.keep->owner == &kKeptDotOwner) {
+    auto kept = std::static_pointer_cast<const KeptDot>(call.keep->kept);
+    if (kept && kept->fits(lhs, rhs)) return kept;
+  }
+  auto planned = plan_dot(lhs.shape(), lhs.strides(), rhs.shape(), rhs.strides(), attrs);
+  if (!planned.ok()) return std::move(planned).error().with_context("dot_general");
+  auto made = std::make_shared<KeptDot>();
+  made->lhs_shape = lhs.shape();
+  made->lhs_strides = lhs.strides();
+  made->rhs_shape = rhs.shape();
+  made->rhs_strides = rhs.strides();
+  made->plan = std::move(*planned);
+  const DotPlan& p = made->plan;
+  if (p.batch * p.m * p.n != 0 && p.k != 0) {  // offsets only for a dot with products to compute
+    made->lhs_offsets = group_offsets(p.lhs_batch);
+    made->rhs_offsets = group_offsets(p.rhs_batch);
+  }
+  if (call.keep) {
+    call.keep->owner = &kKeptDotOwner;
+    call.keep->kept = made;
+  }
+  return std::shared_ptr<const KeptDot>(std::move(made));
+}
 
 /// Runs body(b0, b1) over the batches: spread over the pool when every
 /// gemm is small enough that OpenBLAS keeps it in the calling thread,
@@ -251,9 +297,13 @@ Result<std::vector<HostTensor>> run_dot_general(const KernelCall& call) {
                      std::string{to_string(call.result_types[0].dtype)} +
                      " result, the operands give " + std::string{to_string(lhs.dtype())}};
 
-  auto planned = plan_dot(lhs.shape(), lhs.strides(), rhs.shape(), rhs.strides(), *attrs);
-  if (!planned.ok()) return std::move(planned).error().with_context("dot_general");
-  const DotPlan& plan = planned.value();
+  std::shared_ptr<const KeptDot> kept;
+  try {
+    TENACT_ASSIGN_OR_RETURN(kept, dot_plan_for(call, lhs, rhs, *attrs));
+  } catch (const std::bad_alloc&) {
+    return Error{ErrorCode::ResourceExhausted, "dot_general: out of memory for its plan"};
+  }
+  const DotPlan& plan = kept->plan;
   // Every path writes each element (BLAS with beta = 0 included) unless K
   // is 0: the result is then zeros.
   const bool products = plan.batch * plan.m * plan.n != 0 && plan.k != 0;
@@ -265,8 +315,7 @@ Result<std::vector<HostTensor>> run_dot_general(const KernelCall& call) {
   if (products) {
     bool ok = false;
     try {
-      DotCall d{plan, attrs->conj_lhs, attrs->conj_rhs, group_offsets(plan.lhs_batch),
-                group_offsets(plan.rhs_batch), call.pool};
+      DotCall d{plan, attrs->conj_lhs, attrs->conj_rhs, kept->lhs_offsets, kept->rhs_offsets, call.pool};
       ok = visit_dtype<float>(lhs.dtype(), [&](auto tag) {  // bool is rejected before
         using T = typename decltype(tag)::type;
         return product<T>(lhs, rhs, out, d);

@@ -15,6 +15,7 @@
 
 #include "engines/cpu/kernels/elementwise_strided.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
+#include "util/small_vector.hpp"
 #include "util/worker_pool.hpp"
 
 namespace tenact::cpu {
@@ -87,6 +88,19 @@ struct Scratch {
   }
 };
 
+/// `count` copies of the `element_size` bytes at `value` from `dst` on:
+/// one element, then doubling copies (log2(count) memcpy calls).
+void fill_tile(std::byte* dst, const std::byte* value, size_t element_size, size_t count) {
+  if (count == 0) return;
+  std::memcpy(dst, value, element_size);
+  const size_t total = count * element_size;
+  for (size_t filled = element_size; filled < total;) {
+    const size_t chunk = std::min(filled, total - filled);
+    std::memcpy(dst + filled, dst, chunk);
+    filled += chunk;
+  }
+}
+
 size_t round_up(size_t bytes) {
   return (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
 }
@@ -99,7 +113,12 @@ bool run_range(const FusedKernel::Plan& plan, std::span<const InputView> inputs,
   // Layout: slots, then one tile per broadcast or strided input.
   const size_t slot_area = plan.slot_count * plan.slot_bytes;
   size_t total = slot_area;
-  std::vector<size_t> input_tile(inputs.size(), 0);
+  // Per-thread bookkeeping, reused: run_range allocates nothing once its
+  // thread has seen a region this wide.
+  thread_local std::vector<size_t> input_tile;
+  thread_local std::vector<StridedCursor> cursors;
+  thread_local std::vector<size_t> cursor_of;
+  input_tile.assign(inputs.size(), 0);
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].kind == InputView::Kind::Contiguous) continue;
     input_tile[i] = total;
@@ -109,14 +128,12 @@ bool run_range(const FusedKernel::Plan& plan, std::span<const InputView> inputs,
   std::byte* base = scratch.reserve(std::max<size_t>(total, 1));
   if (base == nullptr) return false;
 
-  std::vector<StridedCursor> cursors;
-  std::vector<size_t> cursor_of(inputs.size(), 0);
+  cursors.clear();
+  cursor_of.assign(inputs.size(), 0);
   for (size_t i = 0; i < inputs.size(); ++i) {
     const InputView& in = inputs[i];
     if (in.kind == InputView::Kind::Broadcast) {
-      std::byte* dst = base + input_tile[i];
-      for (int64_t k = 0; k < tile; ++k)
-        std::memcpy(dst + static_cast<size_t>(k) * in.element_size, in.data, in.element_size);
+      fill_tile(base + input_tile[i], in.data, in.element_size, static_cast<size_t>(std::min(tile, end - begin)));
     } else if (in.kind == InputView::Kind::Strided) {
       cursor_of[i] = cursors.size();
       cursors.emplace_back(*in.tensor, begin);
@@ -278,15 +295,17 @@ Result<std::vector<HostTensor>> FusedKernel::run(std::span<const HostTensor> inp
                                                  " has shape " + shape_text(inputs[i].shape()) +
                                                  ", expected " + shape_text(shaper->shape())};
   }
-  const std::vector<int64_t> shape = shaper ? shaper->shape() : std::vector<int64_t>{};
+  static const std::vector<int64_t> kScalarShape;
+  const std::vector<int64_t>& shape = shaper ? shaper->shape() : kScalarShape;
   TENACT_ASSIGN_OR_RETURN(const int64_t n, checked_element_count(shape));
 
-  std::vector<InputView> views(inputs.size());
+  SmallVector<InputView, 8> views;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const HostTensor& t = inputs[i];
     if (n > 0 && t.buffer() == nullptr)
       return Error{ErrorCode::InputMismatch,
                    "fused region input #" + std::to_string(i) + " has no buffer"};
+    views.push_back(InputView{});
     InputView& v = views[i];
     v.tensor = &t;
     v.data = t.data();
@@ -297,8 +316,8 @@ Result<std::vector<HostTensor>> FusedKernel::run(std::span<const HostTensor> inp
     if (n == 1 && v.kind == InputView::Kind::Broadcast) v.kind = InputView::Kind::Contiguous;
   }
 
-  std::vector<HostTensor> tensors;
-  std::vector<std::byte*> bases;
+  SmallVector<HostTensor, 4> tensors;
+  SmallVector<std::byte*, 4> bases;
   for (size_t i = 0; i < plan.output_dtypes.size(); ++i) {
     // run_range writes every element of [0, n): no zero fill.
     std::optional<HostTensor> out;
@@ -315,7 +334,7 @@ Result<std::vector<HostTensor>> FusedKernel::run(std::span<const HostTensor> inp
   std::atomic<bool> failed{false};
   if (n > 0) {
     parallel_for(pool, n, kElementwiseGrain, [&](int64_t begin, int64_t end) {
-      if (!run_range(plan, views, bases, begin, end)) failed.store(true);
+      if (!run_range(plan, views.span(), bases.span(), begin, end)) failed.store(true);
     });
   }
   if (failed.load())

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <optional>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -58,6 +59,17 @@ enum class KernelVariant : uint8_t {
   InPlace,
 };
 
+/// Where a kernel may keep what it worked out for one op of a batch that
+/// runs again and again (the CPU engine's caller-thread path), to find it
+/// on the op's next run. A kernel checks that what it kept still fits the
+/// call (shapes, strides) before it uses it, and keeps only objects of its
+/// own (`owner` names the kernel code, and so the object's type). Used by
+/// one thread at a time.
+struct KernelKeep {
+  const void* owner = nullptr;
+  std::shared_ptr<void> kept;
+};
+
 struct KernelCall {
   OpKind kind;
   const OpAttrs& attrs;
@@ -79,6 +91,8 @@ struct KernelCall {
   /// Empty (every operand a plain strided tensor) or one per operand, for
   /// variants that read a blocked operand.
   std::span<const ResolvedTensorLayout> operand_layouts{};
+  /// Null, or this op's keep (see KernelKeep).
+  KernelKeep* keep = nullptr;
 };
 
 /// A dense row-major view of dtype x shape over `destination`'s buffer at

@@ -271,6 +271,55 @@ TEST_CASE("run_on_caller runs a small batch here and leaves the work as it was",
   CHECK(engine.inline_batches() == 3);
 }
 
+TEST_CASE("run_on_caller keeps what it learnt of a work in its notes, and reads only its own",
+          "[cpu_engine][inline]") {
+  auto first_holder = test_engine(CpuEngineOptions{2});
+  auto second_holder = test_engine(CpuEngineOptions{2});
+  CpuEngine& first = *first_holder;
+  CpuEngine& second = *second_holder;
+  SECTION("a small work: noted, then run again from the notes") {
+    BatchWork work = four_op_work(1000);
+    work.caller_may_run = true;
+    REQUIRE_FALSE(work.caller_notes);
+    auto once = first.run_on_caller(work);
+    REQUIRE((once.has_value() && once->ok()));
+    REQUIRE(work.caller_notes);
+    const CallerNotes* noted = work.caller_notes.get();
+    CHECK(noted->owner == &first);
+    auto again = first.run_on_caller(work);
+    REQUIRE((again.has_value() && again->ok()));
+    check_four_op_result((**again)[0], 1000);
+    CHECK(work.caller_notes.get() == noted);  // not worked out again
+    // Another engine does not take the first one's notes as its own.
+    auto elsewhere = second.run_on_caller(work);
+    REQUIRE((elsewhere.has_value() && elsewhere->ok()));
+    check_four_op_result((**elsewhere)[0], 1000);
+    CHECK(work.caller_notes->owner == &second);
+    CHECK(second.inline_batches() == 1);
+  }
+  SECTION("a work over the limit: noted, and declined again") {
+    BatchWork work = square_of(64, [](int) { return 1.0f; });
+    CHECK_FALSE(first.run_on_caller(work).has_value());
+    REQUIRE(work.caller_notes);
+    CHECK_FALSE(first.run_on_caller(work).has_value());
+    CHECK(first.inline_batches() == 0);
+  }
+  SECTION("a launcher that changes the shapes drops the notes, and the work is judged again") {
+    BatchWork work = four_op_work(10);
+    work.caller_may_run = true;
+    REQUIRE(first.run_on_caller(work).has_value());
+    // The same ops over inputs too big to run here (8 visits per element
+    // and 4 ops: 40,000 elements are over the 32,768 limit).
+    BatchWork big = four_op_work(40000);
+    big.caller_may_run = true;
+    work.inputs = big.inputs;
+    work.ops = big.ops;
+    work.caller_notes.reset();
+    CHECK_FALSE(first.run_on_caller(work).has_value());
+    CHECK(first.inline_batches() == 1);
+  }
+}
+
 TEST_CASE("run_on_caller declines what launch_batch would not run here", "[cpu_engine][inline]") {
   auto engine_holder = test_engine(CpuEngineOptions{2});
   CpuEngine& engine = *engine_holder;

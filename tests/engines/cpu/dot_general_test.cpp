@@ -345,6 +345,58 @@ TEST_CASE("the product without BLAS computes the rows it is given", "[dot_genera
   CHECK(z == std::complex<double>(1.5 * k, -0.5 * k));  // (1+i)(0.5-i) = 1.5 - 0.5i
 }
 
+TEST_CASE("dot_general keeps its plan in a KernelKeep and plans again when the operands' layout changes",
+          "[dot_general][keep]") {
+  // a = [[1, 2, 3], [4, 5, 6]], b = [[1, 0], [0, 1], [1, 1]]:
+  // a b = [[4, 5], [10, 11]] by hand.
+  const HostTensor a = tensor_of<float>(DType::F32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  const HostTensor b = tensor_of<float>(DType::F32, {3, 2}, {1, 0, 0, 1, 1, 1});
+  // The same a, stored transposed: a view of shape [2, 3] with strides [1, 2].
+  const HostTensor stored = tensor_of<float>(DType::F32, {3, 2}, {1, 4, 2, 5, 3, 6});
+  auto a_view = HostTensor::view(stored.buffer(), DType::F32, {2, 3}, {1, 2}, 0);
+  REQUIRE(a_view.ok());
+  DotGeneralAttrs attrs;
+  attrs.lhs_contracting_dimensions = {1};
+  attrs.rhs_contracting_dimensions = {0};
+  const OpAttrs op_attrs = attrs;
+  const std::vector<ValueType> types{ValueType{DType::F32, {}}};
+  const SymbolBindings symbols;
+  KernelKeep keep;
+  auto run = [&](const HostTensor& lhs) {
+    const std::vector<HostTensor> inputs{lhs, b};
+    KernelCall call{OpKind::DotGeneral, op_attrs, inputs, types, symbols, nullptr};
+    call.keep = &keep;
+    auto r = run_kernel(call);
+    REQUIRE(r.ok());
+    REQUIRE(r->size() == 1);
+    const HostTensor& c = (*r)[0];
+    REQUIRE(c.shape() == std::vector<int64_t>{2, 2});
+    CHECK(element<float>(c, 0) == 4.0f);
+    CHECK(element<float>(c, 1) == 5.0f);
+    CHECK(element<float>(c, 2) == 10.0f);
+    CHECK(element<float>(c, 3) == 11.0f);
+  };
+  run(a);
+  REQUIRE(keep.kept);
+  const void* first = keep.kept.get();
+  run(a);
+  CHECK(keep.kept.get() == first);  // same shapes and strides: the kept plan
+  run(*a_view);
+  CHECK(keep.kept.get() != first);  // other strides: planned again
+  // Something another kernel kept is not taken for a dot's plan.
+  KernelKeep foreign;
+  static const char other_owner = 0;
+  foreign.owner = &other_owner;
+  foreign.kept = std::make_shared<int>(7);
+  const std::vector<HostTensor> inputs{a, b};
+  KernelCall call{OpKind::DotGeneral, op_attrs, inputs, types, symbols, nullptr};
+  call.keep = &foreign;
+  auto r = run_kernel(call);
+  REQUIRE(r.ok());
+  CHECK(element<float>((*r)[0], 3) == 11.0f);
+  CHECK(foreign.owner != &other_owner);
+}
+
 TEST_CASE("BLAS thread count is clamped to the processors", "[dot_general]") {
   const int before = blas_threads();
   CHECK(set_blas_threads(0) == 1);
