@@ -45,8 +45,13 @@ bool alignment_fits(const PreparedProgram& prepared, const SemanticProgram& prog
 
 }  // namespace
 
+namespace {
+std::atomic<uint64_t> g_next_memo_serial{1};
+}  // namespace
+
 RequestMemo::RequestMemo(std::shared_ptr<UseClock> clock, size_t max_entries)
-    : clock_(std::move(clock)), per_shard_(std::max<size_t>(1, max_entries / kShards)) {}
+    : clock_(std::move(clock)), per_shard_(std::max<size_t>(1, max_entries / kShards)),
+      serial_(g_next_memo_serial.fetch_add(1, std::memory_order_relaxed)) {}
 
 uint64_t RequestMemo::hash_of(const SemanticProgram& program, std::span<const InputDescriptor> inputs,
                               const std::string& options, MemoStamp stamp) {
@@ -100,12 +105,14 @@ void RequestMemo::insert(std::shared_ptr<const SemanticProgram> program,
     Entry& e = it->second;
     if (e.stamp == stamp && e.options == options && e.inputs == inputs && same_program(*e.program, *program)) {
       e.prepared = std::move(prepared);
+      version_.fetch_add(1, std::memory_order_release);  // after the change (see version())
       return;
     }
   }
   if (shard.entries.size() >= per_shard_) shard.entries.clear();
   shard.entries.emplace(h, Entry{std::move(program), std::move(inputs), std::move(options), stamp,
                                  std::move(prepared)});
+  version_.fetch_add(1, std::memory_order_release);
 }
 
 void RequestMemo::clear() {
@@ -113,6 +120,7 @@ void RequestMemo::clear() {
     std::unique_lock lock(shard.mutex);
     shard.entries.clear();
   }
+  version_.fetch_add(1, std::memory_order_release);
 }
 
 }  // namespace tenact

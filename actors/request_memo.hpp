@@ -68,6 +68,13 @@ class RequestMemo {
   void clear();
   uint64_t hits() const { return hits_.load(std::memory_order_relaxed); }
 
+  /// Names this memo among every memo of the process (never reused).
+  uint64_t serial() const { return serial_; }
+  /// Moves on after every insert and clear has changed the entries (read
+  /// it before a find(): an unchanged version afterwards means find() would
+  /// answer the same request the same way).
+  uint64_t version() const { return version_.load(std::memory_order_acquire); }
+
  private:
   struct Entry {
     std::shared_ptr<const SemanticProgram> program;
@@ -88,6 +95,8 @@ class RequestMemo {
   size_t per_shard_;
   std::array<Shard, kShards> shards_;
   mutable std::atomic<uint64_t> hits_{0};
+  const uint64_t serial_;
+  std::atomic<uint64_t> version_{0};
 };
 
 }  // namespace tenact

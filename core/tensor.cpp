@@ -1,6 +1,8 @@
 // Buffers, checked sizes and strided host tensors (see core/tensor.hpp).
 #include "core/tensor.hpp"
 
+#include <array>
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -128,14 +130,29 @@ void HostTensor::set_layout(std::vector<int64_t> shape, std::vector<int64_t> str
   layout_ = std::make_shared<const Layout>(Layout{std::move(shape), std::move(strides)});
 }
 
+std::shared_ptr<const HostTensor::Layout> HostTensor::row_major_layout(std::vector<int64_t>&& shape) {
+  if (shape.empty()) return nullptr;
+  // The layouts this thread made last, by shape: layouts are immutable, so
+  // tensors of one shape may share one (a program run again and again makes
+  // the same shapes every run, and then allocates no layout).
+  constexpr size_t kRecent = 8;
+  thread_local std::array<std::shared_ptr<const Layout>, kRecent> recent;
+  thread_local size_t next = 0;
+  for (const auto& layout : recent)
+    if (layout && layout->shape == shape) return layout;
+  std::vector<int64_t> strides = row_major_strides(shape);
+  auto made = std::make_shared<const Layout>(Layout{std::move(shape), std::move(strides)});
+  recent[next++ % kRecent] = made;
+  return made;
+}
+
 Result<HostTensor> HostTensor::new_dense(DType dtype, std::vector<int64_t> shape, BufferFill fill) {
   TENACT_ASSIGN_OR_RETURN(uint64_t bytes, checked_byte_size(dtype, shape));
   TENACT_ASSIGN_OR_RETURN(auto buffer, Buffer::allocate(static_cast<size_t>(bytes), fill));
   HostTensor t;
   t.buffer_ = std::move(buffer);
   t.dtype_ = dtype;
-  std::vector<int64_t> strides = row_major_strides(shape);
-  t.set_layout(std::move(shape), std::move(strides));
+  t.layout_ = row_major_layout(std::move(shape));
   t.offset_ = 0;
   return t;
 }

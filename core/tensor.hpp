@@ -106,6 +106,10 @@ class Tensor {
   };
   static constinit const std::vector<int64_t> kNoDims;
   void set_layout(std::vector<int64_t> shape, std::vector<int64_t> strides);
+  /// The row-major layout of `shape` (null for rank 0): one this thread
+  /// made recently for the same shape, else a new one (`shape` is then
+  /// moved into it). Cost: a few shape compares; an allocation on a miss.
+  static std::shared_ptr<const Layout> row_major_layout(std::vector<int64_t>&& shape);
 
   std::shared_ptr<Buffer> buffer_;
   std::shared_ptr<const Layout> layout_;

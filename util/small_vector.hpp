@@ -2,13 +2,14 @@
 // heap only beyond them: for the short per-call lists of hot paths (a
 // kernel's operands, a region's outputs), which then cost no allocation.
 //
-// Contract: T is default-constructible and movable; the N inline elements
-// are default-constructed up front (cheap types only). Not copyable. One
-// thread at a time, as std::vector.
+// Contract: T is movable (elements are constructed on push_back, not
+// before). Not copyable. One thread at a time, as std::vector. Cost: no
+// allocation up to N elements; past N, every element moves to the heap
+// once.
 #pragma once
 
-#include <array>
 #include <cstddef>
+#include <new>
 #include <span>
 #include <utility>
 #include <vector>
@@ -21,17 +22,21 @@ class SmallVector {
   SmallVector() = default;
   SmallVector(const SmallVector&) = delete;
   SmallVector& operator=(const SmallVector&) = delete;
+  ~SmallVector() {
+    for (size_t i = 0; i < size_; ++i) inline_at(i)->~T();
+  }
 
-  /// Appends `value`; allocates only when the size passes N (then every
-  /// element moves to the heap once).
   void push_back(T value) {
     if (!on_heap_ && size_ < N) {
-      inline_[size_++] = std::move(value);
+      ::new (static_cast<void*>(inline_at(size_))) T(std::move(value));
+      ++size_;
       return;
     }
     if (!on_heap_) {
       heap_.reserve(2 * N);
-      for (size_t i = 0; i < size_; ++i) heap_.push_back(std::move(inline_[i]));
+      for (size_t i = 0; i < size_; ++i) heap_.push_back(std::move(*inline_at(i)));
+      for (size_t i = 0; i < size_; ++i) inline_at(i)->~T();
+      size_ = 0;
       on_heap_ = true;
     }
     heap_.push_back(std::move(value));
@@ -39,8 +44,8 @@ class SmallVector {
 
   size_t size() const { return on_heap_ ? heap_.size() : size_; }
   bool empty() const { return size() == 0; }
-  T* data() { return on_heap_ ? heap_.data() : inline_.data(); }
-  const T* data() const { return on_heap_ ? heap_.data() : inline_.data(); }
+  T* data() { return on_heap_ ? heap_.data() : inline_at(0); }
+  const T* data() const { return on_heap_ ? heap_.data() : inline_at(0); }
   T& operator[](size_t i) { return data()[i]; }
   const T& operator[](size_t i) const { return data()[i]; }
   T* begin() { return data(); }
@@ -51,8 +56,11 @@ class SmallVector {
   std::span<const T> span() const { return {data(), size()}; }
 
  private:
-  std::array<T, N> inline_{};
-  size_t size_ = 0;
+  T* inline_at(size_t i) { return reinterpret_cast<T*>(storage_) + i; }
+  const T* inline_at(size_t i) const { return reinterpret_cast<const T*>(storage_) + i; }
+
+  alignas(T) std::byte storage_[N * sizeof(T)];
+  size_t size_ = 0;  // elements in storage_ (0 once on the heap)
   bool on_heap_ = false;
   std::vector<T> heap_;
 };

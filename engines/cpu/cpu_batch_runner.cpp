@@ -71,18 +71,17 @@ class BatchRunner {
 
   Status run_single(size_t i) {
     const BatchOp& op = work_.ops[i];
-    std::vector<HostTensor> inputs;
-    inputs.reserve(op.operands.size());
+    SmallVector<HostTensor, 8> inputs;
     for (const BatchRef& ref : op.operands) inputs.push_back(value(ref));
-    std::vector<HostTensor> destinations;
+    SmallVector<HostTensor, 2> destinations;
     for (uint32_t k = 0; k < op.destinations.size(); ++k) destinations.push_back(destination(BatchRef::op(i, k)));
-    KernelCall call = kernel_call_for(*op.op, inputs, work_.symbols, &pool_, destinations);
+    KernelCall call = kernel_call_for(*op.op, inputs.span(), work_.symbols, &pool_, destinations.span());
     if (i < keeps_.size()) call.keep = &keeps_[i];
     auto r = run_kernel(call);
     if (!r.ok()) return r.error().with_context(describe(work_, i));
     results_[i] = std::move(*r);
     if (observer_ != nullptr)
-      (*observer_)(KernelRun{static_cast<uint32_t>(i), static_cast<uint32_t>(i), inputs, results_[i]});
+      (*observer_)(KernelRun{static_cast<uint32_t>(i), static_cast<uint32_t>(i), inputs.span(), results_[i]});
     return ok_status();
   }
 

@@ -52,6 +52,29 @@ TEST_CASE("the memo answers exactly the request it stored", "[request_memo]") {
   CHECK(memo.find(*p, same, "", MemoStamp{3, 0}) == nullptr);
 }
 
+TEST_CASE("the memo's version moves after every change and only then, and its serial names it", "[request_memo]") {
+  RequestMemo memo{std::make_shared<UseClock>()};
+  RequestMemo other{std::make_shared<UseClock>()};
+  CHECK(memo.serial() != other.serial());
+  auto p = program("negate");
+  const std::vector<InputDescriptor> four{desc(4)};
+  uint64_t seen = memo.version();
+  memo.insert(p, four, "", MemoStamp{1, 0}, std::make_shared<const PreparedProgram>());
+  CHECK(memo.version() > seen);
+  seen = memo.version();
+  CHECK(memo.find(*p, four, "", MemoStamp{1, 0}) != nullptr);  // a find changes nothing
+  CHECK(memo.find(*p, std::vector<InputDescriptor>{desc(5)}, "", MemoStamp{1, 0}) == nullptr);
+  CHECK(memo.version() == seen);
+  auto replacement = std::make_shared<const PreparedProgram>();
+  memo.insert(p, four, "", MemoStamp{1, 0}, replacement);  // the same request answered anew
+  CHECK(memo.version() > seen);
+  CHECK(memo.find(*p, four, "", MemoStamp{1, 0}) == replacement);
+  seen = memo.version();
+  memo.clear();
+  CHECK(memo.version() > seen);
+  CHECK(other.version() == 0);
+}
+
 TEST_CASE("descriptors differing only in alignment match unless the plan relies on it", "[request_memo]") {
   RequestMemo memo{std::make_shared<UseClock>()};
   auto p = program("negate");

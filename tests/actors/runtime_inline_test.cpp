@@ -141,6 +141,37 @@ TEST_CASE("on the caller's thread, outputs come back in program order and symbol
     }
 }
 
+TEST_CASE("on the caller's thread, a run is answered from the thread's last memo answer only for the same request",
+          "[runtime][inline]") {
+  Rig rig;
+  Runtime& rt = rig.rt;
+  auto program = affine(2);
+  auto run_counted = [&](const std::shared_ptr<const SemanticProgram>& p, Tensor x, float base = 0.0f) {
+    ExecutionStats stats;
+    Answer a = run_observed(rt, p, {std::move(x)}, &stats);
+    check_affine2(a.result, base);
+    return stats.prepare_requests;
+  };
+  CHECK(run_counted(program, iota8()) == 1);
+  CHECK(run_counted(program, iota8()) == 0);
+  // After clear_cache the answer is not served again: prepared anew.
+  rt.clear_cache();
+  CHECK(run_counted(program, iota8()) == 1);
+  CHECK(run_counted(program, iota8()) == 0);
+  // An input of another alignment (a view one element into a buffer:
+  // 4-byte aligned) and an equal program loaded again are answered as the
+  // memo answers them: correctly, without preparing again.
+  auto storage = Tensor::zeros(DType::F32, {9});
+  REQUIRE(storage.ok());
+  for (int i = 0; i < 9; ++i) storage->data_as<float>()[i] = static_cast<float>(i) + 9.0f;
+  auto shifted = Tensor::view(storage->buffer(), DType::F32, {8}, {1}, 1);  // 10, 11, ..., 17
+  REQUIRE(shifted.ok());
+  CHECK(run_counted(program, *shifted, 10.0f) == 0);
+  CHECK(run_counted(program, iota8()) == 0);
+  CHECK(run_counted(affine(2), iota8()) == 0);
+  CHECK(run_counted(program, iota8()) == 0);
+}
+
 TEST_CASE("client threads running one program at once on their threads each get their own results",
           "[runtime][inline]") {
   Rig rig;
