@@ -13,23 +13,4 @@ packages=(
   doxygen                             # the API reference (docs target, docs_reference test)
 )
 
-missing=()
-for p in "${packages[@]}"; do
-  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-  [[ "$status" == "install ok installed" ]] || missing+=("$p")
-done
-[[ ${#missing[@]} -eq 0 ]] && exit 0
-
-if [[ $(id -u) -eq 0 ]]; then
-  as_root=()
-elif command -v sudo >/dev/null 2>&1; then
-  as_root=(sudo)
-else
-  echo "install-deps: missing packages (${missing[*]}) and neither root nor sudo" >&2
-  exit 1
-fi
-
-echo "install-deps: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-"${as_root[@]}" apt-get update -qq >/dev/null
-"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+APT_INSTALL_WHO=install-deps exec bash "$(dirname "$0")/apt-install-missing.sh" "${packages[@]}"
