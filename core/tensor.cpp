@@ -1,6 +1,7 @@
 // Buffers, checked sizes and strided host tensors (see core/tensor.hpp).
 #include "core/tensor.hpp"
 
+#include <algorithm>
 #include <array>
 
 #include <cstdlib>
@@ -130,7 +131,7 @@ void HostTensor::set_layout(std::vector<int64_t> shape, std::vector<int64_t> str
   layout_ = std::make_shared<const Layout>(Layout{std::move(shape), std::move(strides)});
 }
 
-std::shared_ptr<const HostTensor::Layout> HostTensor::row_major_layout(std::vector<int64_t>&& shape) {
+std::shared_ptr<const HostTensor::Layout> HostTensor::row_major_layout(std::span<const int64_t> shape) {
   if (shape.empty()) return nullptr;
   // The layouts this thread made last, by shape: layouts are immutable, so
   // tensors of one shape may share one (a program run again and again makes
@@ -139,30 +140,30 @@ std::shared_ptr<const HostTensor::Layout> HostTensor::row_major_layout(std::vect
   thread_local std::array<std::shared_ptr<const Layout>, kRecent> recent;
   thread_local size_t next = 0;
   for (const auto& layout : recent)
-    if (layout && layout->shape == shape) return layout;
-  std::vector<int64_t> strides = row_major_strides(shape);
-  auto made = std::make_shared<const Layout>(Layout{std::move(shape), std::move(strides)});
+    if (layout && std::equal(layout->shape.begin(), layout->shape.end(), shape.begin(), shape.end())) return layout;
+  auto made = std::make_shared<const Layout>(
+      Layout{std::vector<int64_t>(shape.begin(), shape.end()), row_major_strides(shape)});
   recent[next++ % kRecent] = made;
   return made;
 }
 
-Result<HostTensor> HostTensor::new_dense(DType dtype, std::vector<int64_t> shape, BufferFill fill) {
+Result<HostTensor> HostTensor::dense(DType dtype, std::span<const int64_t> shape, BufferFill fill) {
   TENACT_ASSIGN_OR_RETURN(uint64_t bytes, checked_byte_size(dtype, shape));
   TENACT_ASSIGN_OR_RETURN(auto buffer, Buffer::allocate(static_cast<size_t>(bytes), fill));
   HostTensor t;
   t.buffer_ = std::move(buffer);
   t.dtype_ = dtype;
-  t.layout_ = row_major_layout(std::move(shape));
+  t.layout_ = row_major_layout(shape);
   t.offset_ = 0;
   return t;
 }
 
 Result<HostTensor> HostTensor::zeros(DType dtype, std::vector<int64_t> shape) {
-  return new_dense(dtype, std::move(shape), BufferFill::Zeroed);
+  return dense(dtype, shape, BufferFill::Zeroed);
 }
 
 Result<HostTensor> HostTensor::for_overwrite(DType dtype, std::vector<int64_t> shape) {
-  return new_dense(dtype, std::move(shape), BufferFill::Unspecified);
+  return dense(dtype, shape, BufferFill::Unspecified);
 }
 
 Result<HostTensor> HostTensor::view(std::shared_ptr<Buffer> buffer, DType dtype,

@@ -46,6 +46,11 @@ class Tensor {
   /// hold unspecified bytes until written. For a result its producer
   /// writes in full before anyone reads it.
   static Result<Tensor> for_overwrite(DType dtype, std::vector<int64_t> shape);
+  /// zeros (fill Zeroed) or for_overwrite (Unspecified) of a shape the
+  /// caller keeps: no shape is copied when this thread made a tensor of that
+  /// shape recently (row_major_layout), so a kernel making the same shapes
+  /// run after run allocates only the buffer.
+  static Result<Tensor> dense(DType dtype, std::span<const int64_t> shape, BufferFill fill);
   /// A view over an existing buffer. Precondition: every reachable element
   /// lies inside the buffer (checked; error otherwise).
   static Result<Tensor> view(std::shared_ptr<Buffer> buffer, DType dtype,
@@ -94,8 +99,6 @@ class Tensor {
   bool bitwise_equal(const Tensor& other) const;
 
  private:
-  /// zeros and for_overwrite.
-  static Result<Tensor> new_dense(DType dtype, std::vector<int64_t> shape, BufferFill fill);
 
   /// Shape and strides, immutable and shared by copies: copying a Tensor
   /// costs reference counts, not two vectors. Null for rank 0 (and for an
@@ -107,9 +110,9 @@ class Tensor {
   static constinit const std::vector<int64_t> kNoDims;
   void set_layout(std::vector<int64_t> shape, std::vector<int64_t> strides);
   /// The row-major layout of `shape` (null for rank 0): one this thread
-  /// made recently for the same shape, else a new one (`shape` is then
-  /// moved into it). Cost: a few shape compares; an allocation on a miss.
-  static std::shared_ptr<const Layout> row_major_layout(std::vector<int64_t>&& shape);
+  /// made recently for the same shape, else a new one. Cost: a few shape
+  /// compares; allocations only on a miss.
+  static std::shared_ptr<const Layout> row_major_layout(std::span<const int64_t> shape);
 
   std::shared_ptr<Buffer> buffer_;
   std::shared_ptr<const Layout> layout_;

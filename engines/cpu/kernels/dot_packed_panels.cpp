@@ -287,7 +287,7 @@ Result<std::vector<HostTensor>> run_dot_packed_panels(const KernelCall& call) {
                       " bytes from its offset, the panels of [" + std::to_string(k) + ", " + std::to_string(n) +
                       "] need " + std::to_string(need));
   }
-  TENACT_ASSIGN_OR_RETURN(HostTensor out, output_tensor(call, 0, DType::F32, {m, n},
+  TENACT_ASSIGN_OR_RETURN(HostTensor out, output_tensor(call, 0, DType::F32, std::vector<int64_t>{m, n},
                                                         k > 0 ? BufferFill::Unspecified : BufferFill::Zeroed));
   if (any) {
     // A lhs whose k axis is not contiguous is copied dense first (M x K,

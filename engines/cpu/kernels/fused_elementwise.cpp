@@ -324,7 +324,7 @@ Result<std::vector<HostTensor>> FusedKernel::run(std::span<const HostTensor> inp
     for (size_t r = 0; r < plan.result_output.size() && r < destinations.size() && !out; ++r)
       if (plan.result_output[r] == i) out = destination_view(destinations[r], plan.output_dtypes[i], shape);
     if (!out) {
-      TENACT_ASSIGN_OR_RETURN(HostTensor made, HostTensor::for_overwrite(plan.output_dtypes[i], shape));
+      TENACT_ASSIGN_OR_RETURN(HostTensor made, HostTensor::dense(plan.output_dtypes[i], shape, BufferFill::Unspecified));
       out = std::move(made);
     }
     bases.push_back(out->data());

@@ -358,7 +358,7 @@ Result<Outputs> run_shape_of(const KernelCall& call) {
   TENACT_TRY(expect_result_dtype(call, DType::I64));
   const HostTensor& x = call.inputs[0];
   TENACT_ASSIGN_OR_RETURN(HostTensor out,
-                          full_output(call, DType::I64, {static_cast<int64_t>(x.rank())}));
+                          full_output(call, DType::I64, std::vector<int64_t>{static_cast<int64_t>(x.rank())}));
   if (x.rank() > 0)
     std::memcpy(out.data(), x.shape().data(), x.rank() * sizeof(int64_t));
   return Outputs{std::move(out)};

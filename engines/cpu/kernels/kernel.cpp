@@ -61,7 +61,7 @@ std::optional<HostTensor> destination_view(const HostTensor& destination, DType 
   return std::move(*view);
 }
 
-Result<HostTensor> output_in(const HostTensor* destination, DType dtype, std::vector<int64_t> shape,
+Result<HostTensor> output_in(const HostTensor* destination, DType dtype, std::span<const int64_t> shape,
                              BufferFill fill) {
   if (destination != nullptr) {
     if (std::optional<HostTensor> view = destination_view(*destination, dtype, shape)) {
@@ -70,14 +70,13 @@ Result<HostTensor> output_in(const HostTensor* destination, DType dtype, std::ve
       return std::move(*view);
     }
   }
-  return fill == BufferFill::Zeroed ? HostTensor::zeros(dtype, std::move(shape))
-                                    : HostTensor::for_overwrite(dtype, std::move(shape));
+  return HostTensor::dense(dtype, shape, fill);
 }
 
-Result<HostTensor> output_tensor(const KernelCall& call, size_t index, DType dtype, std::vector<int64_t> shape,
+Result<HostTensor> output_tensor(const KernelCall& call, size_t index, DType dtype, std::span<const int64_t> shape,
                                  BufferFill fill) {
   const HostTensor* destination = index < call.destinations.size() ? &call.destinations[index] : nullptr;
-  auto made = output_in(destination, dtype, std::move(shape), fill);
+  auto made = output_in(destination, dtype, shape, fill);
   if (!made.ok()) return made.error().with_context(std::string{to_string(call.kind)});
   return made;
 }

@@ -107,14 +107,14 @@ std::optional<HostTensor> destination_view(const HostTensor& destination, DType 
 /// from the calling thread's host buffer source. Zero-filled unless `fill`
 /// is Unspecified (then the caller writes every element). Errors: those of
 /// allocating (sizes over the limit, memory refused).
-Result<HostTensor> output_in(const HostTensor* destination, DType dtype, std::vector<int64_t> shape,
+Result<HostTensor> output_in(const HostTensor* destination, DType dtype, std::span<const int64_t> shape,
                              BufferFill fill);
 
 /// The tensor result `index` of `call` is written into: output_in with
 /// call.destinations[index] when there is one. Errors are output_in's,
 /// prefixed with the op's name.
 Result<HostTensor> output_tensor(const KernelCall& call, size_t index, DType dtype,
-                                 std::vector<int64_t> shape, BufferFill fill = BufferFill::Zeroed);
+                                 std::span<const int64_t> shape, BufferFill fill = BufferFill::Zeroed);
 
 /// Runs one op. Errors: Unsupported for an op/dtype the CPU kernels do not
 /// implement (never expected for core ops), InputMismatch when input shapes

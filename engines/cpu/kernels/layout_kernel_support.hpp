@@ -113,13 +113,13 @@ inline Result<std::vector<int64_t>> eval_shape(const KernelCall& call,
 
 /// The op's dense, zero-filled result 0 (output_tensor: in its destination
 /// when one fits), with the op named in an allocation error.
-inline Result<HostTensor> allocate_output(const KernelCall& call, DType dtype, std::vector<int64_t> shape) {
-  return output_tensor(call, 0, dtype, std::move(shape), BufferFill::Zeroed);
+inline Result<HostTensor> allocate_output(const KernelCall& call, DType dtype, std::span<const int64_t> shape) {
+  return output_tensor(call, 0, dtype, shape, BufferFill::Zeroed);
 }
 
 /// allocate_output for a kernel that writes every element (no zero fill).
-inline Result<HostTensor> full_output(const KernelCall& call, DType dtype, std::vector<int64_t> shape) {
-  return output_tensor(call, 0, dtype, std::move(shape), BufferFill::Unspecified);
+inline Result<HostTensor> full_output(const KernelCall& call, DType dtype, std::span<const int64_t> shape) {
+  return output_tensor(call, 0, dtype, shape, BufferFill::Unspecified);
 }
 
 /// The result of an op that starts from a copy of operand 0 and then
