@@ -144,6 +144,38 @@ Result<std::vector<HostTensor>> run_direct(const KernelCall& call, const Element
   return results;
 }
 
+/// The tile function an op resolved to for its operand dtypes (what a
+/// KernelKeep holds between runs of one op: its kind and attributes are
+/// the op's own, so the dtypes decide).
+struct KeptKernel {
+  std::array<DType, kMaxFusedOperands> dtypes{};
+  size_t count = 0;
+  ElementwiseKernel kernel;
+};
+
+/// Names KeptKernel objects in a KernelKeep.
+constexpr char kKeptKernelOwner = 0;
+
+/// find_elementwise_kernel, answered from the call's keep when it was
+/// resolved for these dtypes, and kept when the call has a keep.
+Result<ElementwiseKernel> kernel_for(const KernelCall& call, std::span<const DType> dtypes) {
+  if (call.keep && call.keep->owner == &kKeptKernelOwner && call.keep->kept) {
+    const auto& kept = *static_cast<const KeptKernel*>(call.keep->kept.get());
+    if (kept.count == dtypes.size() && std::equal(dtypes.begin(), dtypes.end(), kept.dtypes.begin()))
+      return kept.kernel;
+  }
+  TENACT_ASSIGN_OR_RETURN(ElementwiseKernel kernel, find_elementwise_kernel(call.kind, call.attrs, dtypes));
+  if (call.keep && dtypes.size() <= kMaxFusedOperands) {
+    auto made = std::make_shared<KeptKernel>();
+    std::copy(dtypes.begin(), dtypes.end(), made->dtypes.begin());
+    made->count = dtypes.size();
+    made->kernel = kernel;
+    call.keep->owner = &kKeptKernelOwner;
+    call.keep->kept = std::move(made);
+  }
+  return kernel;
+}
+
 }  // namespace
 
 Result<std::vector<HostTensor>> run_elementwise(const KernelCall& call) {
@@ -159,8 +191,7 @@ Result<std::vector<HostTensor>> run_elementwise(const KernelCall& call) {
     for (const HostTensor& t : call.inputs) many.push_back(t.dtype());
     dtypes = many;
   }
-  TENACT_ASSIGN_OR_RETURN(ElementwiseKernel kernel,
-                          find_elementwise_kernel(call.kind, call.attrs, dtypes));
+  TENACT_ASSIGN_OR_RETURN(ElementwiseKernel kernel, kernel_for(call, dtypes));
   TENACT_TRY(check_shapes(call.kind, call.inputs));
   if (!call.result_types.empty() && call.result_types[0].dtype != kernel.result)
     return Error{ErrorCode::InputMismatch,

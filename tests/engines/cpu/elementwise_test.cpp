@@ -304,6 +304,41 @@ TEST_CASE("integer arithmetic wraps in two's complement", "[elementwise]") {
   CHECK(values_of<uint16_t>(run_one(OpKind::Negate, {u})) == std::vector<uint16_t>{1, 65533});
 }
 
+TEST_CASE("an elementwise op keeps its resolved kernel in a KernelKeep, per operand dtypes", "[elementwise][keep]") {
+  const OpAttrs attrs = NoAttrs{};
+  const std::vector<ValueType> types;
+  const SymbolBindings symbols;
+  KernelKeep keep;
+  // 1.5 + 2.25 = 3.75 and 0.5 + -4 = -3.5, exact in f32 and f64.
+  auto add = [&](DType t) {
+    const std::vector<HostTensor> inputs = t == DType::F32
+        ? std::vector<HostTensor>{tensor_of<float>(t, {2}, {1.5f, 0.5f}), tensor_of<float>(t, {2}, {2.25f, -4.0f})}
+        : std::vector<HostTensor>{tensor_of<double>(t, {2}, {1.5, 0.5}), tensor_of<double>(t, {2}, {2.25, -4.0})};
+    KernelCall call{OpKind::Add, attrs, inputs, types, symbols, nullptr};
+    call.keep = &keep;
+    auto r = run_kernel(call);
+    REQUIRE(r.ok());
+    REQUIRE(r->size() == 1);
+    const HostTensor& y = r->front();
+    REQUIRE(y.dtype() == t);
+    if (t == DType::F32) {
+      CHECK(element<float>(y, 0) == 3.75f);
+      CHECK(element<float>(y, 1) == -3.5f);
+    } else {
+      CHECK(element<double>(y, 0) == 3.75);
+      CHECK(element<double>(y, 1) == -3.5);
+    }
+  };
+  add(DType::F32);
+  REQUIRE(keep.kept);
+  const void* first = keep.kept.get();
+  add(DType::F32);
+  CHECK(keep.kept.get() == first);  // the same dtypes: the kept kernel
+  add(DType::F64);                   // other dtypes: resolved again, the right kernel
+  CHECK(keep.kept.get() != first);
+  add(DType::F64);
+}
+
 TEST_CASE("integer power with a negative exponent follows the spec", "[elementwise]") {
   auto base = make<int32_t>(DType::I32, {7}, {1, -1, -1, 0, 2, -3, 5});
   auto ex = make<int32_t>(DType::I32, {7}, {-5, -3, -4, -1, -1, -2, 0});
