@@ -62,9 +62,12 @@ enum class KernelVariant : uint8_t {
 /// Where a kernel may keep what it worked out for one op of a batch that
 /// runs again and again (the CPU engine's caller-thread path), to find it
 /// on the op's next run. A kernel checks that what it kept still fits the
-/// call (shapes, strides) before it uses it, and keeps only objects of its
-/// own (`owner` names the kernel code, and so the object's type). Used by
-/// one thread at a time.
+/// call (operand dtypes, shapes, strides) before it uses it, and keeps only
+/// objects of its own (`owner` names the kernel code, and so the object's
+/// type). What depends on the call's symbols may be kept too: the holder
+/// drops its keeps whenever the work is run under other symbols (the CPU
+/// engine's keeps live in BatchWork::caller_notes). Used by one thread at a
+/// time.
 struct KernelKeep {
   const void* owner = nullptr;
   std::shared_ptr<void> kept;

@@ -61,20 +61,41 @@ Result<Outputs> run_reshape(const KernelCall& call) {
   return Outputs{std::move(out)};
 }
 
-Result<Outputs> run_broadcast_in_dim(const KernelCall& call) {
-  TENACT_TRY(expect_inputs(call, 1));
-  TENACT_ASSIGN_OR_RETURN(const auto* attrs, attrs_of<BroadcastInDimAttrs>(call));
-  const HostTensor& x = call.inputs[0];
-  TENACT_TRY(expect_result_dtype(call, x.dtype()));
-  TENACT_ASSIGN_OR_RETURN(auto shape, eval_shape(call, attrs->shape, "shape"));
-  const auto& dims = attrs->broadcast_dimensions;
+/// broadcast_in_dim's result shape, source strides and copy plan for one
+/// operand layout: what a KernelKeep holds between runs of one op (the
+/// shape comes from the op's attributes under the call's symbols, which
+/// stay those of the kept call: a keep's owner drops it when it binds
+/// others).
+struct KeptBroadcast {
+  DType dtype = DType::F32;
+  std::vector<int64_t> x_shape, x_strides;
+  bool split_rows = false;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> src_strides;
+  std::vector<int64_t> dst_strides;  // the plan's (the result's row-major strides)
+  CopyPlan plan;
+
+  bool fits(const KernelCall& call, const HostTensor& x) const {
+    return dtype == x.dtype() && split_rows == (call.pool != nullptr) && x_shape == x.shape() &&
+           x_strides == x.strides();
+  }
+};
+
+/// Names KeptBroadcast objects in a KernelKeep.
+constexpr char kKeptBroadcastOwner = 0;
+
+/// The result shape and source strides (0 where the operand has no axis or
+/// an axis of extent 1) of a broadcast_in_dim call, checked.
+Result<std::pair<std::vector<int64_t>, std::vector<int64_t>>> broadcast_geometry(const KernelCall& call,
+                                                                                const BroadcastInDimAttrs& attrs,
+                                                                                const HostTensor& x) {
+  TENACT_ASSIGN_OR_RETURN(auto shape, eval_shape(call, attrs.shape, "shape"));
+  const auto& dims = attrs.broadcast_dimensions;
   if (dims.size() != x.rank() || !valid_axes(dims, shape.size()))
     return op_error(call, ErrorCode::InvalidAttribute,
                     "broadcast_dimensions " + dims_text(dims) + " do not map the operand's " +
                         std::to_string(x.rank()) + " axes to distinct axes of the result " +
                         dims_text(shape));
-  // Source strides over the result's axes: 0 where the operand has no axis
-  // or an axis of extent 1 (broadcast).
   std::vector<int64_t> src_strides(shape.size(), 0);
   for (size_t i = 0; i < dims.size(); ++i) {
     const auto to = static_cast<size_t>(dims[i]);
@@ -87,9 +108,47 @@ Result<Outputs> run_broadcast_in_dim(const KernelCall& call) {
                           std::to_string(to) + " of extent " + std::to_string(shape[to]));
     }
   }
+  return std::pair{std::move(shape), std::move(src_strides)};
+}
+
+Result<Outputs> run_broadcast_in_dim(const KernelCall& call) {
+  TENACT_TRY(expect_inputs(call, 1));
+  TENACT_ASSIGN_OR_RETURN(const auto* attrs, attrs_of<BroadcastInDimAttrs>(call));
+  const HostTensor& x = call.inputs[0];
+  TENACT_TRY(expect_result_dtype(call, x.dtype()));
+  const KeptBroadcast* kept = nullptr;
+  if (call.keep && call.keep->owner == &kKeptBroadcastOwner && call.keep->kept) {
+    kept = static_cast<const KeptBroadcast*>(call.keep->kept.get());
+    if (!kept->fits(call, x)) kept = nullptr;
+  }
+  if (kept != nullptr) {
+    TENACT_ASSIGN_OR_RETURN(HostTensor out, full_output(call, x.dtype(), kept->shape));
+    if (out.strides() == kept->dst_strides) {
+      run_copy_plan(kept->plan, out.data(), x.data(), call.pool);
+    } else {  // a destination of another layout: planned for it
+      strided_copy(kept->shape, out.data(), out.strides(), x.data(), kept->src_strides, size_of(x.dtype()),
+                   call.pool);
+    }
+    return Outputs{std::move(out)};
+  }
+  TENACT_ASSIGN_OR_RETURN(auto geometry, broadcast_geometry(call, *attrs, x));
+  auto& [shape, src_strides] = geometry;
   TENACT_ASSIGN_OR_RETURN(HostTensor out, full_output(call, x.dtype(), shape));
-  strided_copy(shape, out.data(), out.strides(), x.data(), src_strides, size_of(x.dtype()),
-               call.pool);
+  CopyPlan plan = make_copy_plan(shape, out.strides(), src_strides, size_of(x.dtype()), call.pool != nullptr);
+  run_copy_plan(plan, out.data(), x.data(), call.pool);
+  if (call.keep) {
+    auto made = std::make_shared<KeptBroadcast>();
+    made->dtype = x.dtype();
+    made->x_shape = x.shape();
+    made->x_strides = x.strides();
+    made->split_rows = call.pool != nullptr;
+    made->dst_strides = out.strides();
+    made->shape = std::move(shape);
+    made->src_strides = std::move(src_strides);
+    made->plan = std::move(plan);
+    call.keep->owner = &kKeptBroadcastOwner;
+    call.keep->kept = std::move(made);
+  }
   return Outputs{std::move(out)};
 }
 

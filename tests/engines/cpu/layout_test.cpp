@@ -381,6 +381,44 @@ TEST_CASE("reshape and broadcast_in_dim take symbolic target shapes", "[layout]"
         std::vector<float>{1, 4, 2, 5, 3, 6, 1, 4, 2, 5, 3, 6});
 }
 
+TEST_CASE("broadcast_in_dim keeps its shape and copy plan in a KernelKeep, per operand layout", "[layout][keep]") {
+  // b = [10, 20, 30] broadcast to [2, 3] along axis 1: [[10, 20, 30], [10, 20, 30]].
+  const HostTensor b = f32_tensor({3}, {10, 20, 30});
+  // The same values every other element of a buffer: shape [3], strides [2].
+  const HostTensor spaced_storage = f32_tensor({6}, {10, -1, 20, -1, 30, -1});
+  auto spaced = HostTensor::view(spaced_storage.buffer(), DType::F32, {3}, {2}, 0);
+  REQUIRE(spaced.ok());
+  BroadcastInDimAttrs attrs;
+  attrs.shape = {DimExpr::constant(2), DimExpr::constant(3)};
+  attrs.broadcast_dimensions = {1};
+  const OpAttrs op_attrs = attrs;
+  const std::vector<ValueType> types{ValueType{DType::F32, {}}};
+  const SymbolBindings symbols;
+  auto pool = WorkerPool::create(2);
+  REQUIRE(pool.ok());
+  KernelKeep keep;
+  auto broadcast = [&](const HostTensor& x, WorkerPool* with) {
+    const std::vector<HostTensor> inputs{x};
+    KernelCall call{OpKind::BroadcastInDim, op_attrs, inputs, types, symbols, with};
+    call.keep = &keep;
+    auto out = run_layout(call);
+    REQUIRE(out.ok());
+    CHECK((*out)[0].shape() == std::vector<int64_t>{2, 3});
+    CHECK(f32_values((*out)[0]) == std::vector<float>{10, 20, 30, 10, 20, 30});
+  };
+  broadcast(b, nullptr);
+  REQUIRE(keep.kept);
+  const void* first = keep.kept.get();
+  broadcast(b, nullptr);
+  CHECK(keep.kept.get() == first);  // the same operand layout: the kept plan
+  broadcast(*spaced, nullptr);       // other strides: planned again
+  const void* second = keep.kept.get();
+  CHECK(second != first);
+  broadcast(*spaced, pool->get());   // a pool (rows may split): planned again
+  CHECK(keep.kept.get() != second);
+  broadcast(b, pool->get());
+}
+
 TEST_CASE("layout kernels report run-time mismatches as errors", "[layout]") {
   const HostTensor x = f32_tensor({2, 3}, {1, 2, 3, 4, 5, 6});
   ReshapeAttrs r;
