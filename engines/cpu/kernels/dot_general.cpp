@@ -122,27 +122,25 @@ constexpr char kKeptDotOwner = 0;
 /// keep). Errors: plan_dot's, with the op's name.
 Result<std::shared_ptr<const KeptDot>> dot_plan_for(const KernelCall& call, const HostTensor& lhs,
                                                     const HostTensor& rhs, const DotGeneralAttrs& attrs) {
-  if (call.keep && call.keep->owner == &kKeptDotOwner) {
-    auto kept = std::static_pointer_cast<const KeptDot>(call.keep->kept);
-    if (kept && kept->fits(lhs, rhs)) return kept;
-  }
+  if (call.keep)
+    if (const KeptDot* kept = call.keep->find<KeptDot>(&kKeptDotOwner); kept && kept->fits(lhs, rhs))
+      return std::static_pointer_cast<const KeptDot>(call.keep->kept);
   auto planned = plan_dot(lhs.shape(), lhs.strides(), rhs.shape(), rhs.strides(), attrs);
   if (!planned.ok()) return std::move(planned).error().with_context("dot_general");
   auto made = std::make_shared<KeptDot>();
-  made->lhs_shape = lhs.shape();
-  made->lhs_strides = lhs.strides();
-  made->rhs_shape = rhs.shape();
-  made->rhs_strides = rhs.strides();
+  if (call.keep) {  // the operands' layout, only where it is checked again
+    made->lhs_shape = lhs.shape();
+    made->lhs_strides = lhs.strides();
+    made->rhs_shape = rhs.shape();
+    made->rhs_strides = rhs.strides();
+  }
   made->plan = std::move(*planned);
   const DotPlan& p = made->plan;
   if (p.batch * p.m * p.n != 0 && p.k != 0) {  // offsets only for a dot with products to compute
     made->lhs_offsets = group_offsets(p.lhs_batch);
     made->rhs_offsets = group_offsets(p.rhs_batch);
   }
-  if (call.keep) {
-    call.keep->owner = &kKeptDotOwner;
-    call.keep->kept = made;
-  }
+  if (call.keep) call.keep->keep(&kKeptDotOwner, made);
   return std::shared_ptr<const KeptDot>(std::move(made));
 }
 

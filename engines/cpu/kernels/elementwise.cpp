@@ -159,19 +159,16 @@ constexpr char kKeptKernelOwner = 0;
 /// find_elementwise_kernel, answered from the call's keep when it was
 /// resolved for these dtypes, and kept when the call has a keep.
 Result<ElementwiseKernel> kernel_for(const KernelCall& call, std::span<const DType> dtypes) {
-  if (call.keep && call.keep->owner == &kKeptKernelOwner && call.keep->kept) {
-    const auto& kept = *static_cast<const KeptKernel*>(call.keep->kept.get());
-    if (kept.count == dtypes.size() && std::equal(dtypes.begin(), dtypes.end(), kept.dtypes.begin()))
-      return kept.kernel;
-  }
+  if (const KeptKernel* kept = call.keep ? call.keep->find<KeptKernel>(&kKeptKernelOwner) : nullptr)
+    if (kept->count == dtypes.size() && std::equal(dtypes.begin(), dtypes.end(), kept->dtypes.begin()))
+      return kept->kernel;
   TENACT_ASSIGN_OR_RETURN(ElementwiseKernel kernel, find_elementwise_kernel(call.kind, call.attrs, dtypes));
   if (call.keep && dtypes.size() <= kMaxFusedOperands) {
     auto made = std::make_shared<KeptKernel>();
     std::copy(dtypes.begin(), dtypes.end(), made->dtypes.begin());
     made->count = dtypes.size();
     made->kernel = kernel;
-    call.keep->owner = &kKeptKernelOwner;
-    call.keep->kept = std::move(made);
+    call.keep->keep(&kKeptKernelOwner, std::move(made));
   }
   return kernel;
 }

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "engines/cpu/kernels/elementwise_strided.hpp"
+#include "engines/cpu/kernels/layout_strided_copy.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
 #include "util/small_vector.hpp"
 #include "util/worker_pool.hpp"
@@ -88,19 +89,6 @@ struct Scratch {
   }
 };
 
-/// `count` copies of the `element_size` bytes at `value` from `dst` on:
-/// one element, then doubling copies (log2(count) memcpy calls).
-void fill_tile(std::byte* dst, const std::byte* value, size_t element_size, size_t count) {
-  if (count == 0) return;
-  std::memcpy(dst, value, element_size);
-  const size_t total = count * element_size;
-  for (size_t filled = element_size; filled < total;) {
-    const size_t chunk = std::min(filled, total - filled);
-    std::memcpy(dst + filled, dst, chunk);
-    filled += chunk;
-  }
-}
-
 size_t round_up(size_t bytes) {
   return (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
 }
@@ -133,7 +121,7 @@ bool run_range(const FusedKernel::Plan& plan, std::span<const InputView> inputs,
   for (size_t i = 0; i < inputs.size(); ++i) {
     const InputView& in = inputs[i];
     if (in.kind == InputView::Kind::Broadcast) {
-      fill_tile(base + input_tile[i], in.data, in.element_size, static_cast<size_t>(std::min(tile, end - begin)));
+      fill_elements(base + input_tile[i], std::min(tile, end - begin), in.data, in.element_size, nullptr);
     } else if (in.kind == InputView::Kind::Strided) {
       cursor_of[i] = cursors.size();
       cursors.emplace_back(*in.tensor, begin);

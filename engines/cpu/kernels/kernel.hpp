@@ -71,6 +71,18 @@ enum class KernelVariant : uint8_t {
 struct KernelKeep {
   const void* owner = nullptr;
   std::shared_ptr<void> kept;
+
+  /// What `owner` kept here, or null (nothing, or another kernel's).
+  template <class T>
+  const T* find(const void* by) const {
+    return owner == by ? static_cast<const T*>(kept.get()) : nullptr;
+  }
+  /// Keeps `made` under `by`, replacing whatever was kept.
+  template <class T>
+  void keep(const void* by, std::shared_ptr<T> made) {
+    owner = by;
+    kept = std::move(made);
+  }
 };
 
 struct KernelCall {

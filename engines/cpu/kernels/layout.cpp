@@ -116,12 +116,8 @@ Result<Outputs> run_broadcast_in_dim(const KernelCall& call) {
   TENACT_ASSIGN_OR_RETURN(const auto* attrs, attrs_of<BroadcastInDimAttrs>(call));
   const HostTensor& x = call.inputs[0];
   TENACT_TRY(expect_result_dtype(call, x.dtype()));
-  const KeptBroadcast* kept = nullptr;
-  if (call.keep && call.keep->owner == &kKeptBroadcastOwner && call.keep->kept) {
-    kept = static_cast<const KeptBroadcast*>(call.keep->kept.get());
-    if (!kept->fits(call, x)) kept = nullptr;
-  }
-  if (kept != nullptr) {
+  const KeptBroadcast* kept = call.keep ? call.keep->find<KeptBroadcast>(&kKeptBroadcastOwner) : nullptr;
+  if (kept != nullptr && kept->fits(call, x)) {
     TENACT_ASSIGN_OR_RETURN(HostTensor out, full_output(call, x.dtype(), kept->shape));
     if (out.strides() == kept->dst_strides) {
       run_copy_plan(kept->plan, out.data(), x.data(), call.pool);
@@ -146,8 +142,7 @@ Result<Outputs> run_broadcast_in_dim(const KernelCall& call) {
     made->shape = std::move(shape);
     made->src_strides = std::move(src_strides);
     made->plan = std::move(plan);
-    call.keep->owner = &kKeptBroadcastOwner;
-    call.keep->kept = std::move(made);
+    call.keep->keep(&kKeptBroadcastOwner, std::move(made));
   }
   return Outputs{std::move(out)};
 }
