@@ -136,14 +136,4 @@ void WorkerPool::parallel_for(int64_t n, int64_t grain,
 
 void WorkerPool::post(std::function<void()> task) { asio::post(impl_->context, std::move(task)); }
 
-void parallel_for(WorkerPool* pool, int64_t n, int64_t grain,
-                  const std::function<void(int64_t, int64_t)>& fn) {
-  if (n <= 0) return;
-  if (pool == nullptr || n < 2 * grain) {
-    fn(0, n);
-    return;
-  }
-  pool->parallel_for(n, grain, fn);
-}
-
 }  // namespace tenact

@@ -59,8 +59,18 @@ class WorkerPool {
 };
 
 /// Runs fn over [0, n) on `pool` when it is non-null and n is at least
-/// 2 * grain, serially otherwise.
-void parallel_for(WorkerPool* pool, int64_t n, int64_t grain,
-                  const std::function<void(int64_t, int64_t)>& fn);
+/// 2 * grain, serially otherwise. Costs no allocation either way: the
+/// serial case calls fn directly, and the pool receives fn by reference
+/// (a std::function holding a reference_wrapper stays within its small
+/// buffer), so a kernel's per-call lambda is never copied to the heap.
+template <class Fn>
+void parallel_for(WorkerPool* pool, int64_t n, int64_t grain, Fn&& fn) {
+  if (n <= 0) return;
+  if (pool == nullptr || n < 2 * grain) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  pool->parallel_for(n, grain, std::function<void(int64_t, int64_t)>(std::ref(fn)));
+}
 
 }  // namespace tenact

@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <array>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
+#include <new>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -15,6 +18,19 @@
 
 #include "tests/util/test_pool.hpp"
 #include "util/worker_pool.hpp"
+
+// Counts operator new calls per thread (this binary's replacement; plain
+// malloc/free underneath), for the allocation test below.
+namespace {
+thread_local int64_t g_operator_new_calls = 0;
+}  // namespace
+void* operator new(std::size_t bytes) {
+  ++g_operator_new_calls;
+  if (void* p = std::malloc(bytes == 0 ? 1 : bytes)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace tenact {
 namespace {
@@ -93,6 +109,23 @@ TEST_CASE("the free parallel_for runs serially without a pool or below two grain
   });
   CHECK(seen == Ranges{{0, 199}});
   CHECK(on_caller);
+}
+
+TEST_CASE("the free parallel_for allocates nothing when it runs serially", "[worker_pool]") {
+  // A lambda too large for std::function's small buffer (it would be
+  // copied to the heap if the serial path wrapped it).
+  std::array<int64_t, 8> big{1, 2, 3, 4, 5, 6, 7, 8};
+  int64_t sum = 0;
+  auto body = [&sum, big](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) sum += big[static_cast<size_t>(i % 8)];
+  };
+  auto pool_holder = test_pool(2);
+  const int64_t before = g_operator_new_calls;
+  parallel_for(nullptr, 16, 1, body);           // no pool
+  parallel_for(pool_holder.get(), 16, 10, body);  // below two grains
+  const int64_t calls = g_operator_new_calls - before;
+  CHECK(calls == 0);
+  CHECK(sum == 2 * (1 + 2 + 3 + 4 + 5 + 6 + 7 + 8) * 2);
 }
 
 TEST_CASE("parallel_for runs chunks on pool threads at the same time as the caller",
