@@ -278,7 +278,9 @@ int run_run(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     ExecutionStats execution;
     PrepareOptions prepare_options;
     prepare_options.policy = parsed->policy;
-    outputs = runtime.run(shared_program, *inputs, prepare_options, &execution).get();
+    // run_sync: answered to this thread; a cached small program then costs
+    // no future (Runtime::run_sync).
+    outputs = runtime.run_sync(shared_program, *inputs, prepare_options, &execution);
     if (!outputs.ok()) {
       flush_run_lines();
       return fail(outputs.error());

@@ -20,6 +20,10 @@
 //       before the timed calls), "list", "quit". run_peers.py uses this so
 //       that neither the process start nor the data set-up is timed.
 //   peer_tenact --list
+//   peer_tenact --dump NAME DIR
+//       writes the workload's program as DIR/program.json and each input as
+//       DIR/INPUT.npy, the files `tenact run` reads (bench/peers/
+//       cli_repeat.py times the command line's repeat loop on them)
 // Exit status: 0, 1 on a failed run or a wrong result, 2 on a bad command
 // line.
 #include <algorithm>
@@ -29,6 +33,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -41,6 +46,7 @@
 #include "actors/runtime.hpp"
 #include "bench/bench_programs.hpp"
 #include "core/program_json.hpp"
+#include "core/tensor_io.hpp"
 #include "engines/cpu/cpu_engine.hpp"
 
 using namespace tenact;
@@ -417,8 +423,26 @@ int usage() {
   std::fprintf(stderr,
                "usage: peer_tenact [--threads N] [--workload NAME|all] [--reps N]\n"
                "       peer_tenact [--threads N] --serve   (commands on stdin: run NAME REPS | list | quit)\n"
-               "       peer_tenact --list\n");
+               "       peer_tenact --list\n"
+               "       peer_tenact --dump NAME DIR   (DIR/program.json and DIR/INPUT.npy)\n");
   return 2;
+}
+
+void write_file(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out.good()) fail("cannot write " + path);
+}
+
+/// --dump: the program and its inputs as files for `tenact run`. DIR must
+/// exist; files of the same names in it are replaced.
+int dump_workload(const std::string& name, const std::string& dir) {
+  const Workload w = make_workload(name);
+  write_file(dir + "/program.json", save_program_json(*w.program));
+  const auto& ids = w.program->inputs();
+  for (size_t i = 0; i < ids.size() && i < w.inputs.size(); ++i)
+    write_file(dir + "/" + w.program->value(ids[i]).name + ".npy", tensor_to_npy(w.inputs[i]));
+  return 0;
 }
 
 bool known(const std::string& name) {
@@ -439,6 +463,10 @@ int main(int argc, char** argv) {
     else if (a == "--workload" && i + 1 < argc) workload = argv[++i];
     else if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (a == "--serve") serve = true;
+    else if (a == "--dump" && i + 2 < argc) {
+      if (!known(argv[i + 1])) return usage();
+      return dump_workload(argv[i + 1], argv[i + 2]);
+    }
     else if (a == "--list") {
       std::printf("%s\n", list_json().c_str());
       return 0;
