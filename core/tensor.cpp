@@ -136,14 +136,36 @@ std::shared_ptr<const HostTensor::Layout> HostTensor::row_major_layout(std::span
   // The layouts this thread made last, by shape: layouts are immutable, so
   // tensors of one shape may share one (a program run again and again makes
   // the same shapes every run, and then allocates no layout).
+  // The search starts after the last slot it found or filled: a program
+  // makes its shapes in the same order every run, so the slot after the
+  // last one is usually the one sought (one comparison, not eight). The
+  // dims are compared inline: a call to memcmp per slot cost more than
+  // the comparison of a few dims.
   constexpr size_t kRecent = 8;
   thread_local std::array<std::shared_ptr<const Layout>, kRecent> recent;
-  thread_local size_t next = 0;
-  for (const auto& layout : recent)
-    if (layout && std::equal(layout->shape.begin(), layout->shape.end(), shape.begin(), shape.end())) return layout;
+  thread_local size_t next = 0;  // the slot the next new layout takes
+  thread_local size_t start = 0;  // the slot the next search begins at
+  auto same_shape = [&](const Layout& layout) {
+    if (layout.shape.size() != shape.size()) return false;
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (layout.shape[d] != shape[d]) return false;
+    return true;
+  };
+  // Slot order: the one after the last found or filled, that one itself
+  // (a shape made twice in a row), then the rest.
+  const size_t last = (start + kRecent - 1) % kRecent;
+  for (size_t k = 0; k < kRecent; ++k) {
+    const size_t slot = k == 0 ? start : k == 1 ? last : (start + k - 1) % kRecent;
+    if (recent[slot] && same_shape(*recent[slot])) {
+      start = (slot + 1) % kRecent;
+      return recent[slot];
+    }
+  }
   auto made = std::make_shared<const Layout>(
       Layout{std::vector<int64_t>(shape.begin(), shape.end()), row_major_strides(shape)});
-  recent[next++ % kRecent] = made;
+  const size_t slot = next++ % kRecent;
+  recent[slot] = made;
+  start = (slot + 1) % kRecent;
   return made;
 }
 

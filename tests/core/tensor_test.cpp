@@ -151,6 +151,34 @@ TEST_CASE("zeros makes a dense aligned zero-filled row-major tensor", "[tensor]"
   CHECK(scalar->buffer()->size() == 1);
 }
 
+TEST_CASE("dense tensors made in a repeating order of shapes get their own shapes and share layouts",
+          "[tensor]") {
+  // Shapes and row-major strides by hand. A cycle of 3 shapes, one shape
+  // twice in a row, and a cycle of 9 (more than the 8 layouts a thread
+  // keeps): every tensor has its shape and strides; within the short
+  // cycles, tensors of one shape share one layout (the same dims object).
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cycle3 = {
+      {{4, 32}, {32, 1}}, {{32}, {1}}, {{4, 10}, {10, 1}}};
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> twice = {
+      {{7}, {1}}, {{7}, {1}}, {{2, 7}, {7, 1}}};
+  std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cycle9;
+  for (int64_t k = 1; k <= 9; ++k) cycle9.push_back({{k, 3}, {3, 1}});
+  using Order = std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>;
+  for (const Order* order : {&cycle3, &twice, static_cast<const Order*>(&cycle9)}) {
+    std::vector<HostTensor> first;
+    for (int pass = 0; pass < 4; ++pass) {
+      for (size_t i = 0; i < order->size(); ++i) {
+        auto t = HostTensor::dense(DType::F32, (*order)[i].first, BufferFill::Unspecified);
+        REQUIRE(t.ok());
+        CHECK(t->shape() == (*order)[i].first);
+        CHECK(t->strides() == (*order)[i].second);
+        if (pass == 0) first.push_back(*t);
+        else if (order->size() <= 8) CHECK(t->shape().data() == first[i].shape().data());
+      }
+    }
+  }
+}
+
 TEST_CASE("an empty tensor may have other dims whose product overflows", "[tensor]") {
   const int64_t big = int64_t{1} << 40;
   auto t = HostTensor::zeros(DType::F32, {big, big, 0});
