@@ -59,10 +59,11 @@ class WorkerPool {
 };
 
 /// Runs fn over [0, n) on `pool` when it is non-null and n is at least
-/// 2 * grain, serially otherwise. Costs no allocation either way: the
-/// serial case calls fn directly, and the pool receives fn by reference
-/// (a std::function holding a reference_wrapper stays within its small
-/// buffer), so a kernel's per-call lambda is never copied to the heap.
+/// 2 * grain, serially otherwise. fn is never copied to the heap: the
+/// serial case calls it directly (no allocation at all), and the pool
+/// receives it by reference (a std::function holding a reference_wrapper
+/// stays within its small buffer; the pool's own call state is the only
+/// allocation of a parallel call).
 template <class Fn>
 void parallel_for(WorkerPool* pool, int64_t n, int64_t grain, Fn&& fn) {
   if (n <= 0) return;

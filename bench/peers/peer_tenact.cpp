@@ -33,7 +33,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -428,20 +427,17 @@ int usage() {
   return 2;
 }
 
-void write_file(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out.good()) fail("cannot write " + path);
-}
-
 /// --dump: the program and its inputs as files for `tenact run`. DIR must
 /// exist; files of the same names in it are replaced.
 int dump_workload(const std::string& name, const std::string& dir) {
   const Workload w = make_workload(name);
-  write_file(dir + "/program.json", save_program_json(*w.program));
+  auto write = [](const std::string& path, const std::string& bytes) {
+    if (Status st = write_file(path, bytes); !st.ok()) fail(st.error().to_string());
+  };
+  write(dir + "/program.json", save_program_json(*w.program));
   const auto& ids = w.program->inputs();
   for (size_t i = 0; i < ids.size() && i < w.inputs.size(); ++i)
-    write_file(dir + "/" + w.program->value(ids[i]).name + ".npy", tensor_to_npy(w.inputs[i]));
+    write(dir + "/" + w.program->value(ids[i]).name + ".npy", tensor_to_npy(w.inputs[i]));
   return 0;
 }
 
