@@ -74,15 +74,25 @@ struct ForState {
 struct WorkerPool::Impl {
   asio::io_context context;
   asio::executor_work_guard<asio::io_context::executor_type> guard{context.get_executor()};
+  /// Written only by create() and finish(), which no thread runs at once.
   std::vector<std::thread> threads;
 
   /// Lets run() return once the queue is empty, then joins every thread:
-  /// every task posted so far runs first (join, not stop).
+  /// every task posted so far runs first (join, not stop). On one of the
+  /// pool's own threads (a task is running here, so no run() can return)
+  /// the threads are detached instead: each holds this state, so the last
+  /// one to leave run() frees it.
   void finish() {
     guard.reset();
-    for (std::thread& t : threads)
-      if (t.joinable()) t.join();
-    threads.clear();
+    const std::thread::id here = std::this_thread::get_id();
+    const bool on_own_thread =
+        std::any_of(threads.begin(), threads.end(), [&](const std::thread& t) { return t.get_id() == here; });
+    for (std::thread& t : threads) {
+      if (!t.joinable()) continue;
+      if (on_own_thread) t.detach();
+      else t.join();
+    }
+    if (!on_own_thread) threads.clear();
   }
 };
 
@@ -91,11 +101,11 @@ Result<std::unique_ptr<WorkerPool>> WorkerPool::create(size_t threads) {
   if (threads > kMaxThreads)
     return Error{ErrorCode::LimitExceeded, "a worker pool of " + std::to_string(threads) +
                                                " threads is over the limit of " + std::to_string(kMaxThreads)};
-  std::unique_ptr<Impl> impl;
+  std::shared_ptr<Impl> impl;
   try {
-    impl = std::make_unique<Impl>();
+    impl = std::make_shared<Impl>();
     impl->threads.reserve(threads);
-    for (size_t i = 0; i < threads; ++i) impl->threads.emplace_back([ctx = &impl->context] { ctx->run(); });
+    for (size_t i = 0; i < threads; ++i) impl->threads.emplace_back([impl] { impl->context.run(); });
     return std::unique_ptr<WorkerPool>(new WorkerPool(std::move(impl)));
   } catch (const std::exception& e) {  // std::system_error (thread) or std::bad_alloc
     const size_t started = impl ? impl->threads.size() : 0;
@@ -105,7 +115,7 @@ Result<std::unique_ptr<WorkerPool>> WorkerPool::create(size_t threads) {
   }
 }
 
-WorkerPool::WorkerPool(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+WorkerPool::WorkerPool(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 WorkerPool::~WorkerPool() { impl_->finish(); }
 

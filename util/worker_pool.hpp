@@ -16,6 +16,12 @@
 // - Never call it from a CAF scheduler thread (it blocks): engines call it
 //   from their own worker threads.
 // - Thread-safe: any number of threads may call parallel_for at once.
+// - Destruction waits for every task posted so far (then joins the threads),
+//   except when it runs on one of the pool's own threads — the last owner of
+//   an engine can be a callback that a pool task runs. A thread cannot wait
+//   for itself, and the others cannot finish while it runs a task, so then
+//   the threads are detached: they run what is queued and exit, and the
+//   last of them frees the pool's state. Never an abort.
 // - OpenBLAS runs its own threads; the pool and OpenBLAS together must not
 //   oversubscribe the cores (see set_blas_threads in dot_general.cpp).
 #pragma once
@@ -54,8 +60,8 @@ class WorkerPool {
 
  private:
   struct Impl;
-  explicit WorkerPool(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  explicit WorkerPool(std::shared_ptr<Impl> impl);
+  std::shared_ptr<Impl> impl_;  // shared with its threads (see destruction)
 };
 
 /// Runs fn over [0, n) on `pool` when it is non-null and n is at least

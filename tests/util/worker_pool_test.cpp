@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <future>
 #include <new>
 #include <mutex>
 #include <set>
@@ -220,6 +221,31 @@ TEST_CASE("post runs tasks on pool threads and the destructor waits for them",
   }
   CHECK(ran.load() == 100);
   CHECK(ids.count(std::this_thread::get_id()) == 0);
+}
+
+TEST_CASE("a pool whose last owner lets go in one of its tasks runs what is queued and does not abort",
+          "[worker_pool]") {
+  // An engine's last reference can be a callback that one of its pool's
+  // tasks runs; the pool is then destroyed on its own thread.
+  for (int round = 0; round < 20; ++round) {
+    std::shared_ptr<WorkerPool> pool{test_pool(2)};
+    std::promise<void> owner_gone;
+    std::promise<int> queued_ran;
+    std::atomic<int> ran{0};
+    auto counted = [&] {
+      if (ran.fetch_add(1) + 1 == 8) queued_ran.set_value(ran.load());
+    };
+    pool->post([held = pool, gone = owner_gone.get_future().share(), counted]() mutable {
+      gone.wait();                                      // the test's reference is dropped
+      for (int i = 0; i < 8; ++i) held->post(counted);  // queued behind this task
+      held.reset();                                     // the last owner: ~WorkerPool here
+    });
+    pool.reset();
+    owner_gone.set_value();
+    auto done = queued_ran.get_future();
+    REQUIRE(done.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+    CHECK(done.get() == 8);
+  }
 }
 
 TEST_CASE("a pool of 0 threads means the hardware concurrency", "[worker_pool]") {
