@@ -367,6 +367,46 @@ TEST_CASE("maximum and minimum order signed zeros and propagate NaN", "[elementw
   CHECK(std::signbit(mx[4]));
 }
 
+// The rule as the format states it, written out by hand: NaN if either is
+// NaN (the first operand's NaN when both are); +0 for max(-0, +0) and -0
+// for min(-0, +0); otherwise the larger (smaller) value.
+template <class T>
+void check_max_min_rule(DType dtype) {
+  const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+  const std::vector<T> specials{T(0), -T(0), T(1), -T(1), T(2.5), -T(1e-3), inf, -inf, nan, -nan,
+                                std::numeric_limits<T>::denorm_min(), -std::numeric_limits<T>::denorm_min(),
+                                std::numeric_limits<T>::max(), std::numeric_limits<T>::lowest()};
+  std::vector<T> a, b;
+  for (T x : specials)
+    for (T y : specials) a.push_back(x), b.push_back(y);  // 196 pairs: the vector loops and their tails
+  const int64_t n = static_cast<int64_t>(a.size());
+  auto mx = values_of<T>(run_one(OpKind::Maximum, {make<T>(dtype, {n}, a), make<T>(dtype, {n}, b)}));
+  auto mn = values_of<T>(run_one(OpKind::Minimum, {make<T>(dtype, {n}, a), make<T>(dtype, {n}, b)}));
+  for (size_t i = 0; i < a.size(); ++i) {
+    INFO(to_string(dtype) << " a = " << a[i] << " (sign " << std::signbit(a[i]) << "), b = " << b[i] << " (sign "
+                          << std::signbit(b[i]) << ")");
+    if (std::isnan(a[i]) || std::isnan(b[i])) {
+      CHECK(std::isnan(mx[i]));
+      CHECK(std::isnan(mn[i]));
+      if (std::isnan(a[i])) CHECK((std::signbit(mx[i]) == std::signbit(a[i]) && std::signbit(mn[i]) == std::signbit(a[i])));
+      else CHECK((std::signbit(mx[i]) == std::signbit(b[i]) && std::signbit(mn[i]) == std::signbit(b[i])));
+      continue;
+    }
+    const T larger = a[i] < b[i] ? b[i] : a[i], smaller = a[i] < b[i] ? a[i] : b[i];
+    CHECK(mx[i] == larger);
+    CHECK(mn[i] == smaller);
+    if (a[i] == 0 && b[i] == 0) {
+      CHECK(std::signbit(mx[i]) == (std::signbit(a[i]) && std::signbit(b[i])));
+      CHECK(std::signbit(mn[i]) == (std::signbit(a[i]) || std::signbit(b[i])));
+    }
+  }
+}
+
+TEST_CASE("maximum and minimum follow the rule on every pair of special f32 and f64 values", "[elementwise]") {
+  check_max_min_rule<float>(DType::F32);
+  check_max_min_rule<double>(DType::F64);
+}
+
 TEST_CASE("clamp takes scalar bounds, propagates NaN and gives max when min > max",
           "[elementwise]") {
   const double nan = std::numeric_limits<double>::quiet_NaN();
