@@ -235,21 +235,23 @@ bool HostBufferSource::cacheable(size_t bytes) const {
   return cache_.enabled && bytes <= kMaxTensorBytes && class_of(bytes) <= cache_.max_cached_block;
 }
 
+Error HostBufferSource::over_capacity(size_t bytes, uint64_t in_use) const {
+  return Error{ErrorCode::LimitExceeded, "out of memory on " + endpoint_.to_string() + ": " + std::to_string(bytes) +
+                                             " bytes asked for, " + std::to_string(in_use) + " of " +
+                                             std::to_string(limits_.capacity_bytes) + " in use"};
+}
+
+bool HostBufferSource::fits(size_t bytes, uint64_t in_use) const {
+  return limits_.capacity_bytes == 0 || (bytes <= limits_.capacity_bytes && in_use <= limits_.capacity_bytes - bytes);
+}
+
 Status HostBufferSource::count_allocation(size_t bytes) {
+  uint64_t in_use = allocated_.load(std::memory_order_relaxed);
   uint64_t now = 0;
-  if (limits_.capacity_bytes == 0) {
-    now = allocated_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
-  } else {
-    uint64_t in_use = allocated_.load(std::memory_order_relaxed);
-    do {
-      if (bytes > limits_.capacity_bytes || in_use > limits_.capacity_bytes - bytes)
-        return Error{ErrorCode::LimitExceeded,
-                     "out of memory on " + endpoint_.to_string() + ": " + std::to_string(bytes) +
-                         " bytes asked for, " + std::to_string(in_use) + " of " +
-                         std::to_string(limits_.capacity_bytes) + " in use"};
-      now = in_use + bytes;
-    } while (!allocated_.compare_exchange_weak(in_use, now, std::memory_order_relaxed));
-  }
+  do {
+    if (!fits(bytes, in_use)) return over_capacity(bytes, in_use);
+    now = in_use + bytes;
+  } while (!allocated_.compare_exchange_weak(in_use, now, std::memory_order_relaxed));
   allocations_.fetch_add(1, std::memory_order_relaxed);
   uint64_t peak = peak_.load(std::memory_order_relaxed);
   while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
@@ -257,22 +259,48 @@ Status HostBufferSource::count_allocation(size_t bytes) {
   return ok_status();
 }
 
-void HostBufferSource::uncount_allocation(size_t bytes) {
-  allocated_.fetch_sub(bytes, std::memory_order_relaxed);
-  allocations_.fetch_sub(1, std::memory_order_relaxed);
+Status HostBufferSource::count_allocation_locked(size_t bytes) {
+  const uint64_t in_use = allocated_.load(std::memory_order_relaxed);
+  if (!fits(bytes, in_use)) return over_capacity(bytes, in_use);
+  const uint64_t now = in_use + bytes;
+  allocated_.store(now, std::memory_order_relaxed);
+  allocations_.store(allocations_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  if (now > peak_.load(std::memory_order_relaxed)) peak_.store(now, std::memory_order_relaxed);
+  return ok_status();
 }
 
-Result<std::byte*> HostBufferSource::take_block(size_t bytes, BufferFill fill) {
-  const uint64_t class_bytes = class_of(bytes);
+void HostBufferSource::uncount_allocation_locked(size_t bytes) {
+  allocated_.store(allocated_.load(std::memory_order_relaxed) - bytes, std::memory_order_relaxed);
+  allocations_.store(allocations_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+}
+
+Result<std::byte*> HostBufferSource::take_uncached(size_t bytes, BufferFill fill) {
+  TENACT_TRY(count_allocation(bytes));
+  Result<std::byte*> address = heap_allocate(bytes, zeroed_bytes(bytes, fill));
+  if (!address.ok()) {
+    allocated_.fetch_sub(bytes, std::memory_order_relaxed);
+    allocations_.fetch_sub(1, std::memory_order_relaxed);
+  }
+  return address;
+}
+
+Result<std::byte*> HostBufferSource::take_counted(size_t bytes, BufferFill fill) {
+  const bool in_class = cacheable(bytes);
+  // A block of the class, or the heap: the class size, or the bytes
+  // themselves for a request that bypasses the cache.
+  const uint64_t block_bytes = in_class ? class_of(bytes) : bytes;
   const size_t zero = zeroed_bytes(bytes, fill);
   std::byte* block = nullptr;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    std::byte*& head = free_[class_index(bytes)];
-    if (head != nullptr) {
-      block = head;
-      head = next_free(block);
-      cached_.fetch_sub(class_bytes, std::memory_order_relaxed);
+    TENACT_TRY(count_allocation_locked(bytes));
+    if (in_class) {
+      std::byte*& head = free_[class_index(bytes)];
+      if (head != nullptr) {
+        block = head;
+        head = next_free(block);
+        cached_.store(cached_.load(std::memory_order_relaxed) - block_bytes, std::memory_order_relaxed);
+      }
     }
   }
   if (block != nullptr) {
@@ -282,49 +310,48 @@ Result<std::byte*> HostBufferSource::take_block(size_t bytes, BufferFill fill) {
     if (zero > 0) std::memset(block, 0, zero);
     return block;
   }
-  TENACT_ASSIGN_OR_RETURN(block, heap_allocate(class_bytes, zero));
-  reserved_.fetch_add(class_bytes, std::memory_order_relaxed);
-  return block;
+  Result<std::byte*> address = heap_allocate(block_bytes, zero);
+  if (!address.ok()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    uncount_allocation_locked(bytes);
+    return address.error();
+  }
+  reserved_.fetch_add(block_bytes, std::memory_order_relaxed);
+  return address;
 }
 
 Result<std::shared_ptr<Buffer>> HostBufferSource::allocate(size_t bytes, BufferFill fill) {
   // Counted first, so that a capacity refuses before any memory is taken;
   // a failed adopt releases through release(), which takes the bytes off.
-  TENACT_TRY(count_allocation(bytes));
-  Result<std::byte*> address =
-      cacheable(bytes) ? take_block(bytes, fill)
-                       : heap_allocate(bytes, zeroed_bytes(bytes, fill));
-  if (!address.ok()) {
-    uncount_allocation(bytes);
-    return address.error();
-  }
-  if (!cacheable(bytes) && cache_.enabled) reserved_.fetch_add(bytes, std::memory_order_relaxed);
-  return Buffer::adopt(*address, bytes, kTensorAlignment, endpoint_, true, shared_from_this());
+  TENACT_ASSIGN_OR_RETURN(std::byte * address, cache_.enabled ? take_counted(bytes, fill) : take_uncached(bytes, fill));
+  return Buffer::adopt(address, bytes, kTensorAlignment, endpoint_, true, shared_from_this());
 }
 
 void HostBufferSource::release(std::byte* address, size_t bytes) noexcept {
-  allocated_.fetch_sub(bytes, std::memory_order_relaxed);
-  releases_.fetch_add(1, std::memory_order_relaxed);
-  if (!cacheable(bytes)) {
+  if (!cache_.enabled) {
+    allocated_.fetch_sub(bytes, std::memory_order_relaxed);
+    releases_.fetch_add(1, std::memory_order_relaxed);
     host_heap_release(address, bytes);
-    if (cache_.enabled) reserved_.fetch_sub(bytes, std::memory_order_relaxed);
     return;
   }
-  const uint64_t class_bytes = class_of(bytes);
+  const bool in_class = cacheable(bytes);
+  const uint64_t block_bytes = in_class ? class_of(bytes) : bytes;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    allocated_.store(allocated_.load(std::memory_order_relaxed) - bytes, std::memory_order_relaxed);
+    releases_.store(releases_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     // cached_ <= max_cached_bytes always, so the subtraction cannot wrap.
     const uint64_t cached = cached_.load(std::memory_order_relaxed);
-    if (class_bytes <= cache_.max_cached_bytes - cached) {
+    if (in_class && block_bytes <= cache_.max_cached_bytes - cached) {
       std::byte*& head = free_[class_index(bytes)];
       set_next_free(address, head);
       head = address;
-      cached_.store(cached + class_bytes, std::memory_order_relaxed);
+      cached_.store(cached + block_bytes, std::memory_order_relaxed);
       return;
     }
   }
-  host_heap_release(address, class_bytes);
-  reserved_.fetch_sub(class_bytes, std::memory_order_relaxed);
+  host_heap_release(address, block_bytes);
+  reserved_.fetch_sub(block_bytes, std::memory_order_relaxed);
 }
 
 void HostBufferSource::trim() noexcept {

@@ -191,12 +191,12 @@ struct HostSourceLimits {
 /// it is destroyed only once no buffer of it is left; it then gives its
 /// cached blocks back (trim).
 ///
-/// Cost. Without a cache, and for requests that bypass it, allocate is
-/// host_heap_allocate plus a few relaxed atomics (no lock). With one, a
-/// cacheable allocate or release also takes the source's mutex for a few
-/// pointer moves (uncontended ~20-40 ns; concurrent threads of one engine
-/// serialise there, never across a heap call or a memset, which run
-/// outside it).
+/// Cost. Without a cache, allocate is host_heap_allocate plus a few relaxed
+/// atomic updates (no lock). With one, allocate and release each take the
+/// source's mutex once, for the counts and a few pointer moves: a cache hit
+/// costs one lock and no other atomic read-modify-write (uncontended
+/// ~20-40 ns; concurrent threads of one engine serialise there, never
+/// across a heap call or a memset, which run outside it).
 class HostBufferSource : public BufferAllocator,
                          public std::enable_shared_from_this<HostBufferSource> {
  public:
@@ -232,21 +232,34 @@ class HostBufferSource : public BufferAllocator,
   /// Whether `bytes` goes through the cache: a pure function of `bytes`
   /// and cache_, so release() decides as allocate() did.
   bool cacheable(size_t bytes) const;
-  Result<std::byte*> take_block(size_t bytes, BufferFill fill);
+  /// Whether `bytes` more fit the capacity with `in_use` allocated.
+  bool fits(size_t bytes, uint64_t in_use) const;
+  Error over_capacity(size_t bytes, uint64_t in_use) const;
+  /// allocate's address without a cache: counted (atomically), then the heap.
+  Result<std::byte*> take_uncached(size_t bytes, BufferFill fill);
+  /// allocate's address with a cache: counted and a free block taken under
+  /// mutex_ at once, else the heap (outside it).
+  Result<std::byte*> take_counted(size_t bytes, BufferFill fill);
   /// Adds `bytes` to the allocated count (and its peak); with a capacity,
-  /// only when they fit (LimitExceeded otherwise, nothing counted).
+  /// only when they fit (LimitExceeded otherwise, nothing counted). The
+  /// _locked forms run under mutex_ (caching sources count only there).
   Status count_allocation(size_t bytes);
-  void uncount_allocation(size_t bytes);
+  Status count_allocation_locked(size_t bytes);
+  void uncount_allocation_locked(size_t bytes);
 
   Endpoint endpoint_;
   const HostCacheOptions cache_;
   const HostSourceLimits limits_;
+  /// Without a cache: updated by atomic read-modify-writes. With one:
+  /// written under mutex_ only (plain loads and stores). Atomic so that
+  /// stats() reads them lock-free either way.
   std::atomic<uint64_t> allocated_{0};
   std::atomic<uint64_t> peak_{0};
   std::atomic<uint64_t> allocations_{0};
   std::atomic<uint64_t> releases_{0};
   /// With a cache: every block held from the system, cached ones included
-  /// (without one, stats() reports allocated_).
+  /// (without one, stats() reports allocated_). Changed by atomic
+  /// read-modify-writes (heap calls and trim run outside mutex_).
   std::atomic<uint64_t> reserved_{0};
   /// Written under mutex_ only; atomic so that stats() reads it lock-free.
   std::atomic<uint64_t> cached_{0};
