@@ -235,6 +235,8 @@ bool HostBufferSource::cacheable(size_t bytes) const {
   return cache_.enabled && bytes <= kMaxTensorBytes && class_of(bytes) <= cache_.max_cached_block;
 }
 
+uint64_t HostBufferSource::block_bytes(size_t bytes) const { return cacheable(bytes) ? class_of(bytes) : bytes; }
+
 Error HostBufferSource::over_capacity(size_t bytes, uint64_t in_use) const {
   return Error{ErrorCode::LimitExceeded, "out of memory on " + endpoint_.to_string() + ": " + std::to_string(bytes) +
                                              " bytes asked for, " + std::to_string(in_use) + " of " +
@@ -286,9 +288,7 @@ Result<std::byte*> HostBufferSource::take_uncached(size_t bytes, BufferFill fill
 
 Result<std::byte*> HostBufferSource::take_counted(size_t bytes, BufferFill fill) {
   const bool in_class = cacheable(bytes);
-  // A block of the class, or the heap: the class size, or the bytes
-  // themselves for a request that bypasses the cache.
-  const uint64_t block_bytes = in_class ? class_of(bytes) : bytes;
+  const uint64_t size = block_bytes(bytes);
   const size_t zero = zeroed_bytes(bytes, fill);
   std::byte* block = nullptr;
   {
@@ -299,7 +299,7 @@ Result<std::byte*> HostBufferSource::take_counted(size_t bytes, BufferFill fill)
       if (head != nullptr) {
         block = head;
         head = next_free(block);
-        cached_.store(cached_.load(std::memory_order_relaxed) - block_bytes, std::memory_order_relaxed);
+        cached_.store(cached_.load(std::memory_order_relaxed) - size, std::memory_order_relaxed);
       }
     }
   }
@@ -310,13 +310,13 @@ Result<std::byte*> HostBufferSource::take_counted(size_t bytes, BufferFill fill)
     if (zero > 0) std::memset(block, 0, zero);
     return block;
   }
-  Result<std::byte*> address = heap_allocate(block_bytes, zero);
+  Result<std::byte*> address = heap_allocate(size, zero);
   if (!address.ok()) {
     std::lock_guard<std::mutex> lock(mutex_);
     uncount_allocation_locked(bytes);
     return address.error();
   }
-  reserved_.fetch_add(block_bytes, std::memory_order_relaxed);
+  reserved_.fetch_add(size, std::memory_order_relaxed);
   return address;
 }
 
@@ -335,23 +335,23 @@ void HostBufferSource::release(std::byte* address, size_t bytes) noexcept {
     return;
   }
   const bool in_class = cacheable(bytes);
-  const uint64_t block_bytes = in_class ? class_of(bytes) : bytes;
+  const uint64_t size = block_bytes(bytes);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     allocated_.store(allocated_.load(std::memory_order_relaxed) - bytes, std::memory_order_relaxed);
     releases_.store(releases_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     // cached_ <= max_cached_bytes always, so the subtraction cannot wrap.
     const uint64_t cached = cached_.load(std::memory_order_relaxed);
-    if (in_class && block_bytes <= cache_.max_cached_bytes - cached) {
+    if (in_class && size <= cache_.max_cached_bytes - cached) {
       std::byte*& head = free_[class_index(bytes)];
       set_next_free(address, head);
       head = address;
-      cached_.store(cached + block_bytes, std::memory_order_relaxed);
+      cached_.store(cached + size, std::memory_order_relaxed);
       return;
     }
   }
-  host_heap_release(address, block_bytes);
-  reserved_.fetch_sub(block_bytes, std::memory_order_relaxed);
+  host_heap_release(address, size);
+  reserved_.fetch_sub(size, std::memory_order_relaxed);
 }
 
 void HostBufferSource::trim() noexcept {

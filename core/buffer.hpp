@@ -232,6 +232,9 @@ class HostBufferSource : public BufferAllocator,
   /// Whether `bytes` goes through the cache: a pure function of `bytes`
   /// and cache_, so release() decides as allocate() did.
   bool cacheable(size_t bytes) const;
+  /// What a buffer of `bytes` takes from the heap: its class size when
+  /// cacheable, else `bytes` itself.
+  uint64_t block_bytes(size_t bytes) const;
   /// Whether `bytes` more fit the capacity with `in_use` allocated.
   bool fits(size_t bytes, uint64_t in_use) const;
   Error over_capacity(size_t bytes, uint64_t in_use) const;
