@@ -20,6 +20,7 @@
 
 #include "core/op_kind.hpp"
 #include "engines/cpu/kernels/dtype_dispatch.hpp"
+#include "engines/cpu/kernels/reduction_ops.hpp"
 #include "engines/cpu/kernels/vector_math.hpp"
 #include "engines/cpu/kernels/vector_math_f64.hpp"
 #include "engines/cpu/kernels/vector_math_via_f64.hpp"
@@ -65,35 +66,12 @@ template <class C> bool less_equal(C a, C b) {
   else return a <= b;
 }
 
-/// The unsigned integer of a real type's width (for its bits).
-template <class C> using real_bits_t = std::conditional_t<sizeof(C) == 4, uint32_t, uint64_t>;
-
-/// maximum on float/double without branches, so that the tile loops
-/// vectorize it to a few compares and selects: b where b is greater, or b
-/// is NaN and a is not; where a == b, a AND b bitwise (+0 for {-0, +0},
-/// else both are the same bits). The same bits as the rule below.
-template <class C> C max_real(C a, C b) {
-  using U = real_bits_t<C>;
-  const bool take_b = (a < b) | ((b != b) & (a == a));
-  const C picked = take_b ? b : a;
-  const C equal = std::bit_cast<C>(static_cast<U>(std::bit_cast<U>(a) & std::bit_cast<U>(b)));
-  return a == b ? equal : picked;
-}
-/// minimum's counterpart: where a == b, a OR b bitwise (-0 for {-0, +0}).
-template <class C> C min_real(C a, C b) {
-  using U = real_bits_t<C>;
-  const bool take_b = (b < a) | ((b != b) & (a == a));
-  const C picked = take_b ? b : a;
-  const C equal = std::bit_cast<C>(static_cast<U>(std::bit_cast<U>(a) | std::bit_cast<U>(b)));
-  return a == b ? equal : picked;
-}
-
 /// maximum: bool or; NaN wins (a's first); max(-0, +0) = +0; complex in
 /// lexicographic order.
 template <class C> C max_value(C a, C b) {
   if constexpr (is_bool_v<C>) return a || b;
   else if constexpr (is_int_v<C>) return a < b ? b : a;
-  else if constexpr (is_real_v<C>) return max_real(a, b);
+  else if constexpr (is_real_v<C>) return reduction::max_of(a, b);
   else {
     if (has_nan(a)) return a;
     if (has_nan(b)) return b;
@@ -104,7 +82,7 @@ template <class C> C max_value(C a, C b) {
 template <class C> C min_value(C a, C b) {
   if constexpr (is_bool_v<C>) return a && b;
   else if constexpr (is_int_v<C>) return b < a ? b : a;
-  else if constexpr (is_real_v<C>) return min_real(a, b);
+  else if constexpr (is_real_v<C>) return reduction::min_of(a, b);
   else {
     if (has_nan(a)) return a;
     if (has_nan(b)) return b;

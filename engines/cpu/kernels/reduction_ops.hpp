@@ -74,8 +74,6 @@ template <class C> inline bool is_nan(const C& x) {
   else return false;
 }
 
-/// IEEE 754-2019 maximum on reals (NaN-propagating, -0 < +0); lexicographic
-/// on complex; plain on integers.
 /// Bitwise and/or of two floats' representations.
 template <class C> inline C bitwise_and(C a, C b) {
   using U = std::conditional_t<sizeof(C) == 4, uint32_t, uint64_t>;
@@ -86,6 +84,9 @@ template <class C> inline C bitwise_or(C a, C b) {
   return std::bit_cast<C>(static_cast<U>(std::bit_cast<U>(a) | std::bit_cast<U>(b)));
 }
 
+/// IEEE 754-2019 maximum on reals (NaN-propagating, a's NaN first,
+/// -0 < +0); lexicographic on complex; plain on integers. The one
+/// definition of the rule: the elementwise maximum calls it too.
 template <class C> inline C max_of(const C& a, const C& b) {
   if constexpr (is_complex_v<C>) {
     if (is_nan(a)) return a;
@@ -93,18 +94,19 @@ template <class C> inline C max_of(const C& a, const C& b) {
     if (a.real() != b.real()) return a.real() > b.real() ? a : b;
     return b.imag() > a.imag() ? b : a;
   } else if constexpr (std::is_floating_point_v<C>) {
-    // Selects only (no branches, no arithmetic that could trap), so that
-    // lane loops vectorize. Equal non-NaN values have equal bits except
-    // for zeros, where the bitwise and picks +0 unless both are -0.
-    C m = a > b ? a : b;
-    m = a == b ? bitwise_and(a, b) : m;
-    m = b != b ? b : m;
-    return a != a ? a : m;
+    // No branches, so that lane loops vectorize (AVX2: a compare or two
+    // and three blends per vector): b where b is greater, or b is NaN and
+    // a is not; where a == b, the bitwise and (equal non-NaN values have
+    // equal bits except zeros, where it picks +0 unless both are -0).
+    const bool take_b = (a < b) | ((b != b) & (a == a));
+    const C picked = take_b ? b : a;
+    return a == b ? bitwise_and(a, b) : picked;
   } else {
     return a > b ? a : b;
   }
 }
 
+/// minimum's counterpart of max_of.
 template <class C> inline C min_of(const C& a, const C& b) {
   if constexpr (is_complex_v<C>) {
     if (is_nan(a)) return a;
@@ -113,10 +115,9 @@ template <class C> inline C min_of(const C& a, const C& b) {
     return b.imag() < a.imag() ? b : a;
   } else if constexpr (std::is_floating_point_v<C>) {
     // As max_of; for equal zeros the bitwise or picks -0 unless both are +0.
-    C m = a < b ? a : b;
-    m = a == b ? bitwise_or(a, b) : m;
-    m = b != b ? b : m;
-    return a != a ? a : m;
+    const bool take_b = (b < a) | ((b != b) & (a == a));
+    const C picked = take_b ? b : a;
+    return a == b ? bitwise_or(a, b) : picked;
   } else {
     return a < b ? a : b;
   }
