@@ -125,7 +125,7 @@ void time_all(int repeat) {
   }
 }
 
-// The f64 tile loops (vector_math_f64.hpp) against libm's double functions
+// The f64 tile loops (vector_math_f64.hpp, vector_math_trig_f64.hpp) against libm's double functions
 // per element, informational (the rate target is f32's).
 struct Unary64 {
   const char* name;
@@ -140,6 +140,8 @@ const Unary64 kUnary64[] = {
     {"logistic f64", OpKind::Logistic, [](double x) { return 1.0 / (1.0 + std::exp(-x)); }, -20, 20},
     {"exponential_minus_one f64", OpKind::ExponentialMinusOne, [](double x) { return std::expm1(x); }, -5, 5},
     {"log_plus_one f64", OpKind::LogPlusOne, [](double x) { return std::log1p(x); }, -0.9, 100},
+    {"sine f64", OpKind::Sine, [](double x) { return std::sin(x); }, -100, 100},
+    {"cosine f64", OpKind::Cosine, [](double x) { return std::cos(x); }, -100, 100},
 };
 
 void time_all_f64(int repeat) {

@@ -23,6 +23,7 @@
 #include "engines/cpu/kernels/reduction_ops.hpp"
 #include "engines/cpu/kernels/vector_math.hpp"
 #include "engines/cpu/kernels/vector_math_f64.hpp"
+#include "engines/cpu/kernels/vector_math_trig_f64.hpp"
 #include "engines/cpu/kernels/vector_math_via_f64.hpp"
 
 namespace tenact::cpu::ew {
@@ -158,6 +159,7 @@ struct Sine {
   template <class T> static constexpr bool admits = is_float_or_complex_v<T>;
   template <class C> C operator()(C a) const {
     if constexpr (std::is_same_v<C, float>) return vmath::sin_f32(a);
+    else if constexpr (std::is_same_v<C, double>) return vmath::sin_f64(a);
     else return std::sin(a);
   }
 };
@@ -166,6 +168,7 @@ struct Cosine {
   template <class T> static constexpr bool admits = is_float_or_complex_v<T>;
   template <class C> C operator()(C a) const {
     if constexpr (std::is_same_v<C, float>) return vmath::cos_f32(a);
+    else if constexpr (std::is_same_v<C, double>) return vmath::cos_f64(a);
     else return std::cos(a);
   }
 };

@@ -14,6 +14,7 @@
 #include "engines/cpu/kernels/elementwise_functions.hpp"
 #include "engines/cpu/kernels/vector_math.hpp"
 #include "engines/cpu/kernels/vector_math_f64.hpp"
+#include "engines/cpu/kernels/vector_math_trig_f64.hpp"
 #include "engines/cpu/kernels/vector_math_via_f64.hpp"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
@@ -27,8 +28,6 @@ namespace tenact::cpu::ew {
 namespace {
 
 using F32Fn = float (*)(float);
-
-using F32Test = bool (*)(float);
 
 /// The loop bodies every variant inlines (a default-target function may be
 /// inlined into a wider-target one, not the reverse), one struct per shape.
@@ -74,13 +73,14 @@ struct Binary {
 /// Checked: out[i] = Core(in[i]) over the tile, noting whether any input is
 /// Outside (both vectorized), then, only if one is, Libm(in[i]) where
 /// Outside(in[i]): the bits of the scalar `Outside ? Libm : Core`
-/// (vector_math_via_f64.hpp) at the cost of one pass when no input is.
-template <F32Fn Core, F32Test Outside, F32Fn Libm>
+/// (vector_math_via_f64.hpp, vector_math_trig_f64.hpp) at the cost of one
+/// pass when no input is. T: float or double.
+template <class T, T (*Core)(T), bool (*Outside)(T), T (*Libm)(T)>
 struct Checked {
   [[gnu::always_inline]] static void run(const std::byte* const* operands, std::byte* out,
                                          int64_t n) {
-    const float* __restrict a = reinterpret_cast<const float*>(operands[0]);
-    float* __restrict o = reinterpret_cast<float*>(out);
+    const T* __restrict a = reinterpret_cast<const T*>(operands[0]);
+    T* __restrict o = reinterpret_cast<T*>(out);
     int any_outside = 0;
     for (int64_t i = 0; i < n; ++i) {
       o[i] = Core(a[i]);
@@ -141,11 +141,9 @@ TileFn vmath_f32_tile(OpKind kind, VmathIsa isa) {
     case OpKind::ExponentialMinusOne: return tile_for<Plain<vmath::expm1_f32>>(isa);
     case OpKind::LogPlusOne: return tile_for<Plain<vmath::log1p_f32>>(isa);
     case OpKind::Sine:
-      return tile_for<Checked<vmath::sin_f32_core, vmath::trig_f32_fallback, vmath::sin_f32_libm>>(
-          isa);
+      return tile_for<Checked<float, vmath::sin_f32_core, vmath::trig_f32_fallback, vmath::sin_f32_libm>>(isa);
     case OpKind::Cosine:
-      return tile_for<Checked<vmath::cos_f32_core, vmath::trig_f32_fallback, vmath::cos_f32_libm>>(
-          isa);
+      return tile_for<Checked<float, vmath::cos_f32_core, vmath::trig_f32_fallback, vmath::cos_f32_libm>>(isa);
     default: return nullptr;
   }
 }
@@ -158,6 +156,10 @@ TileFn vmath_f64_tile(OpKind kind, VmathIsa isa) {
     case OpKind::Logistic: return tile_for<Plain64<vmath::logistic_f64>>(isa);
     case OpKind::ExponentialMinusOne: return tile_for<Plain64<vmath::expm1_f64>>(isa);
     case OpKind::LogPlusOne: return tile_for<Plain64<vmath::log1p_f64>>(isa);
+    case OpKind::Sine:
+      return tile_for<Checked<double, vmath::sin_f64_core, vmath::trig_f64_fallback, vmath::sin_f64_libm>>(isa);
+    case OpKind::Cosine:
+      return tile_for<Checked<double, vmath::cos_f64_core, vmath::trig_f64_fallback, vmath::cos_f64_libm>>(isa);
     default: return nullptr;
   }
 }

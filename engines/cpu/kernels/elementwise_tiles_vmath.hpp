@@ -1,6 +1,7 @@
 // The f32 tile loops of exp, log, tanh and logistic (vector_math.hpp) and
 // of sine, cosine, expm1 and log1p (vector_math_via_f64.hpp), the f64 ones
-// of exp, log, tanh, logistic, expm1 and log1p (vector_math_f64.hpp), and
+// of exp, log, tanh, logistic, expm1 and log1p (vector_math_f64.hpp) and
+// of sine and cosine (vector_math_trig_f64.hpp), and
 // the f32/f64 arithmetic, maximum and minimum loops,
 // compiled once per x86 vector width and picked at run time: the baseline
 // build is SSE2 (4 lanes), and these loops are compute-bound (tanh: ~2.5 ns
@@ -42,8 +43,8 @@ inline VmathIsa best_vmath_isa() { return best_cpu_isa(); }
 TileFn vmath_f32_tile(OpKind kind, VmathIsa isa);
 
 /// The f64 tile loop of `kind` (Exponential, Log, Tanh, Logistic,
-/// ExponentialMinusOne, LogPlusOne; vector_math_f64.hpp) compiled for
-/// `isa`; nullptr for any other op.
+/// ExponentialMinusOne, LogPlusOne, Sine or Cosine; vector_math_f64.hpp,
+/// vector_math_trig_f64.hpp) compiled for `isa`; nullptr for any other op.
 TileFn vmath_f64_tile(OpKind kind, VmathIsa isa);
 
 /// The f32 or f64 tile loop of `kind` (Add, Subtract, Multiply, Divide,
