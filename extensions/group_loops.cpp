@@ -203,51 +203,43 @@ TENACT_LOOP_INLINE void gelu_tanh_map(const T* __restrict x, T* __restrict y, in
   for (int64_t i = 0; i < n; ++i) y[i] = gelu_tanh(x[i]);
 }
 
-// One copy of every entry point per target: TARGET is empty for the
-// baseline or a target attribute.
-#define TENACT_DEFINE_LOOPS(SUFFIX, TARGET)                                                     \
-  TARGET void softmax_##SUFFIX(const GroupBlock<float>& b, int64_t i0, int64_t i1) {             \
+// One copy of every entry point per target and computation type T: TARGET
+// is empty for the baseline or a target attribute.
+#define TENACT_DEFINE_LOOPS(SUFFIX, TARGET, T)                                                  \
+  TARGET void softmax_##SUFFIX(const GroupBlock<T>& b, int64_t i0, int64_t i1) {                \
     softmax_items(b, i0, i1);                                                                   \
   }                                                                                             \
-  TARGET void log_softmax_##SUFFIX(const GroupBlock<float>& b, int64_t i0, int64_t i1) {         \
+  TARGET void log_softmax_##SUFFIX(const GroupBlock<T>& b, int64_t i0, int64_t i1) {            \
     log_softmax_items(b, i0, i1);                                                               \
   }                                                                                             \
-  TARGET void layer_norm_##SUFFIX(const GroupBlock<float>& b, int64_t i0, int64_t i1) {          \
+  TARGET void layer_norm_##SUFFIX(const GroupBlock<T>& b, int64_t i0, int64_t i1) {             \
     layer_norm_items(b, i0, i1);                                                                \
   }                                                                                             \
-  TARGET void rms_norm_##SUFFIX(const GroupBlock<float>& b, int64_t i0, int64_t i1) {            \
+  TARGET void rms_norm_##SUFFIX(const GroupBlock<T>& b, int64_t i0, int64_t i1) {               \
     rms_norm_items(b, i0, i1);                                                                  \
   }                                                                                             \
-  TARGET void gelu_erf_##SUFFIX(const float* x, float* y, int64_t n) { gelu_erf_map(x, y, n); }   \
-  TARGET void gelu_tanh_##SUFFIX(const float* x, float* y, int64_t n) { gelu_tanh_map(x, y, n); } \
-  const LoopTable<float> kTable_##SUFFIX{softmax_##SUFFIX,  log_softmax_##SUFFIX,                \
-                                         layer_norm_##SUFFIX, rms_norm_##SUFFIX,                 \
-                                         gelu_erf_##SUFFIX, gelu_tanh_##SUFFIX};
+  TARGET void gelu_erf_##SUFFIX(const T* x, T* y, int64_t n) { gelu_erf_map(x, y, n); }         \
+  TARGET void gelu_tanh_##SUFFIX(const T* x, T* y, int64_t n) { gelu_tanh_map(x, y, n); }       \
+  const LoopTable<T> kTable_##SUFFIX{softmax_##SUFFIX,  log_softmax_##SUFFIX,                    \
+                                     layer_norm_##SUFFIX, rms_norm_##SUFFIX,                     \
+                                     gelu_erf_##SUFFIX, gelu_tanh_##SUFFIX};
 
-TENACT_DEFINE_LOOPS(baseline, )
-#if TENACT_LOOPS_X86
-TENACT_DEFINE_LOOPS(avx2, __attribute__((target("avx2"))))
 // 512-bit vectors, as the CPU kernels' vmath tiles (g++ would otherwise
 // pick the width from its tuning).
 #if defined(__clang__)
-TENACT_DEFINE_LOOPS(avx512, __attribute__((target("avx512f"))))
+#define TENACT_AVX512_TARGET __attribute__((target("avx512f")))
 #else
-TENACT_DEFINE_LOOPS(avx512, __attribute__((target("avx512f,prefer-vector-width=512"))))
-#endif
+#define TENACT_AVX512_TARGET __attribute__((target("avx512f,prefer-vector-width=512")))
 #endif
 
-void softmax_f64(const GroupBlock<double>& b, int64_t i0, int64_t i1) { softmax_items(b, i0, i1); }
-void log_softmax_f64(const GroupBlock<double>& b, int64_t i0, int64_t i1) {
-  log_softmax_items(b, i0, i1);
-}
-void layer_norm_f64(const GroupBlock<double>& b, int64_t i0, int64_t i1) {
-  layer_norm_items(b, i0, i1);
-}
-void rms_norm_f64(const GroupBlock<double>& b, int64_t i0, int64_t i1) { rms_norm_items(b, i0, i1); }
-void gelu_erf_f64(const double* x, double* y, int64_t n) { gelu_erf_map(x, y, n); }
-void gelu_tanh_f64(const double* x, double* y, int64_t n) { gelu_tanh_map(x, y, n); }
-const LoopTable<double> kTable_f64{softmax_f64, log_softmax_f64, layer_norm_f64,
-                                   rms_norm_f64, gelu_erf_f64,   gelu_tanh_f64};
+TENACT_DEFINE_LOOPS(baseline, , float)
+TENACT_DEFINE_LOOPS(f64_baseline, , double)
+#if TENACT_LOOPS_X86
+TENACT_DEFINE_LOOPS(avx2, __attribute__((target("avx2"))), float)
+TENACT_DEFINE_LOOPS(avx512, TENACT_AVX512_TARGET, float)
+TENACT_DEFINE_LOOPS(f64_avx2, __attribute__((target("avx2"))), double)
+TENACT_DEFINE_LOOPS(f64_avx512, TENACT_AVX512_TARGET, double)
+#endif
 
 }  // namespace
 }  // namespace loops
@@ -261,6 +253,13 @@ const LoopTable<float>& f32_loops(LoopIsa isa) {
   return loops::kTable_baseline;
 }
 
-const LoopTable<double>& f64_loops() { return loops::kTable_f64; }
+const LoopTable<double>& f64_loops(LoopIsa isa) {
+#if TENACT_LOOPS_X86
+  if (isa == LoopIsa::Avx2) return loops::kTable_f64_avx2;
+  if (isa == LoopIsa::Avx512) return loops::kTable_f64_avx512;
+#endif
+  (void)isa;
+  return loops::kTable_f64_baseline;
+}
 
 }  // namespace tenact::builtin

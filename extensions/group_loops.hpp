@@ -1,6 +1,6 @@
 // The numerical loops of the built-in module `tenact`, on dense blocks of
-// the computation type (f32: vectorized and compiled once per x86 vector
-// width, picked at run time; f64: libm, scalar). host_kernels.cpp brings
+// the computation type (f32 and f64), vectorized and compiled once per x86
+// vector width, picked at run time. host_kernels.cpp brings
 // every operand into such a block (dtype, strides, axis order) and splits
 // the work items over threads.
 //
@@ -22,8 +22,9 @@
 // - columns: a leaf is 4 consecutive k added in order (3 roundings), the
 //   leaves combined by a binary counter: 3 + ceil(log2 ceil(n/4)) <=
 //   2·ceil(log2 n);
-// - only IEEE-rounded + - * / sqrt, the vector_math.hpp functions (f32)
-//   and integer selects; no FMA contraction (the .cpp is compiled with
+// - only IEEE-rounded + - * / sqrt, the vector_math.hpp (f32) and
+//   vector_math_f64.hpp (f64) functions and integer selects (f64 erf:
+//   libm's, scalar, the same bits in every copy); no FMA contraction (the .cpp is compiled with
 //   fp-contract=off), so a vector lane and a scalar tail round alike.
 // Every formula is evaluated as docs/program-format.md writes it: `/` and
 // sqrt are real divisions and square roots, the mean is sum / n, the
@@ -82,9 +83,9 @@ using ::tenact::to_string;
 /// The widest isa cpu_runs, decided once per process.
 inline LoopIsa best_loop_isa() { return best_cpu_isa(); }
 
-/// The f32 loops compiled for `isa` (precondition: cpu_runs(isa)). Every
-/// table gives the bits of the baseline one.
+/// The f32 and f64 loops compiled for `isa` (precondition: cpu_runs(isa)).
+/// Every table gives the bits of the baseline one of its type.
 const LoopTable<float>& f32_loops(LoopIsa isa);
-const LoopTable<double>& f64_loops();
+const LoopTable<double>& f64_loops(LoopIsa isa);
 
 }  // namespace tenact::builtin

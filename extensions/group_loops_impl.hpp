@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "engines/cpu/kernels/vector_math.hpp"
+#include "engines/cpu/kernels/vector_math_f64.hpp"
 #include "extensions/group_loops.hpp"
 
 #define TENACT_LOOP_INLINE inline __attribute__((always_inline))
@@ -27,7 +28,8 @@ TENACT_LOOP_INLINE double sel(bool c, double a, double b) {
   return std::bit_cast<double>((std::bit_cast<uint64_t>(a) & m) | (std::bit_cast<uint64_t>(b) & ~m));
 }
 
-/// f32: the branch-free vector_math.hpp functions; f64: libm.
+/// The branch-free vector_math.hpp (f32) and vector_math_f64.hpp (f64)
+/// functions; f64 erf is libm's (scalar).
 template <class T> struct Math;
 template <> struct Math<float> {
   static TENACT_LOOP_INLINE float exp(float x) { return cpu::vmath::exp_f32(x); }
@@ -39,10 +41,10 @@ template <> struct Math<float> {
   static constexpr float kGeluCubic = 0.044715f;
 };
 template <> struct Math<double> {
-  static TENACT_LOOP_INLINE double exp(double x) { return std::exp(x); }
-  static TENACT_LOOP_INLINE double log(double x) { return std::log(x); }
+  static TENACT_LOOP_INLINE double exp(double x) { return cpu::vmath::exp_f64(x); }
+  static TENACT_LOOP_INLINE double log(double x) { return cpu::vmath::log_f64(x); }
   static TENACT_LOOP_INLINE double erf(double x) { return std::erf(x); }
-  static TENACT_LOOP_INLINE double tanh(double x) { return std::tanh(x); }
+  static TENACT_LOOP_INLINE double tanh(double x) { return cpu::vmath::tanh_f64(x); }
   static constexpr double kRsqrt2 = 0.707106781186547524;
   static constexpr double kSqrt2OverPi = 0.797884560802865356;
   static constexpr double kGeluCubic = 0.044715;

@@ -191,7 +191,7 @@ Status run_groups(const BuiltinAttrs& attrs, LoopIsa isa, std::span<const HostTe
   if (half || !l.perm.empty()) {
     TENACT_ASSIGN_OR_RETURN(y, Tensor::zeros(compute, xc.shape()));
   }
-  if (compute == DType::F64) compute_groups(f64_loops(), attrs, l, xc, y, sp, bp, parallel);
+  if (compute == DType::F64) compute_groups(f64_loops(isa), attrs, l, xc, y, sp, bp, parallel);
   else compute_groups(f32_loops(isa), attrs, l, xc, y, sp, bp, parallel);
   if (half) {  // round once into x's dtype
     HostTensor rounded = out;
@@ -216,7 +216,7 @@ Status run_gelu(const BuiltinAttrs& attrs, LoopIsa isa, const HostTensor& x, Hos
   const int64_t n = xc.element_count();
   const DType dtype = x.dtype();
   if (dtype == DType::F64) {
-    const auto& t = f64_loops();
+    const auto& t = f64_loops(isa);
     const MapFn<double> fn = attrs.tanh_approximation ? t.gelu_tanh : t.gelu_erf;
     const double* src = xc.data_as<const double>();
     double* dst = out.data_as<double>();

@@ -175,7 +175,7 @@ TEST_CASE("results are the same bits whatever the thread split", "[extensions]")
     }
 }
 
-TEST_CASE("every instruction set's f32 loops give the baseline's bits", "[extensions]") {
+TEST_CASE("every instruction set's f32 and f64 loops give the baseline's bits", "[extensions]") {
   using builtin::LoopIsa;
   const auto kernel_for = [](const Op& op, const std::vector<HostTensor>& in, LoopIsa isa) {
     const std::vector<ValueType> types = types_of(in);
@@ -203,20 +203,22 @@ TEST_CASE("every instruction set's f32 loops give the baseline's bits", "[extens
   for (LoopIsa isa : {LoopIsa::Avx2, LoopIsa::Avx512}) {
     if (!builtin::cpu_runs(isa)) continue;
     ++isas;
-    INFO("isa " << builtin::to_string(isa));
-    for (const std::vector<int64_t>& axes : {std::vector<int64_t>{2}, {0}, {1}, {0, 2}})
-      for (Op op : ops_over(axes)) {
-        INFO(op.family << " " << op.attrs << " " << op.parameters);
-        auto in = inputs_for(op, DType::F32, {3, 47, 41}, 9);
-        in[0] = tensor_of(DType::F32, {3, 47, 41}, special);
-        CHECK(kernel_for(op, in, isa).bitwise_equal(kernel_for(op, in, LoopIsa::Baseline)));
-      }
-    std::vector<double> wide = noise(5000, 12.0, 4);
-    wide.insert(wide.end(), special.begin(), special.end());
-    const HostTensor x = tensor_of(DType::F32, {static_cast<int64_t>(wide.size())}, wide);
-    for (const char* attrs : {"{}", R"({"approximate":"tanh"})"})
-      CHECK(kernel_for(Op{"tenact.gelu", attrs, 0, {}}, {x}, isa)
-                .bitwise_equal(kernel_for(Op{"tenact.gelu", attrs, 0, {}}, {x}, LoopIsa::Baseline)));
+    for (DType dtype : {DType::F32, DType::F64}) {
+      INFO("isa " << builtin::to_string(isa) << ", " << to_string(dtype));
+      for (const std::vector<int64_t>& axes : {std::vector<int64_t>{2}, {0}, {1}, {0, 2}})
+        for (Op op : ops_over(axes)) {
+          INFO(op.family << " " << op.attrs << " " << op.parameters);
+          auto in = inputs_for(op, dtype, {3, 47, 41}, 9);
+          in[0] = tensor_of(dtype, {3, 47, 41}, special);
+          CHECK(kernel_for(op, in, isa).bitwise_equal(kernel_for(op, in, LoopIsa::Baseline)));
+        }
+      std::vector<double> wide = noise(5000, 12.0, 4);
+      wide.insert(wide.end(), special.begin(), special.end());
+      const HostTensor x = tensor_of(dtype, {static_cast<int64_t>(wide.size())}, wide);
+      for (const char* attrs : {"{}", R"({"approximate":"tanh"})"})
+        CHECK(kernel_for(Op{"tenact.gelu", attrs, 0, {}}, {x}, isa)
+                  .bitwise_equal(kernel_for(Op{"tenact.gelu", attrs, 0, {}}, {x}, LoopIsa::Baseline)));
+    }
   }
   WARN("instruction sets compared against the baseline: " << isas);
 }
