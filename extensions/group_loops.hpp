@@ -23,8 +23,8 @@
 //   leaves combined by a binary counter: 3 + ceil(log2 ceil(n/4)) <=
 //   2·ceil(log2 n);
 // - only IEEE-rounded + - * / sqrt, the vector_math.hpp (f32) and
-//   vector_math_f64.hpp (f64) functions and integer selects (f64 erf:
-//   libm's, scalar, the same bits in every copy); no FMA contraction (the .cpp is compiled with
+//   vector_math_f64.hpp / vector_math_erf_f64.hpp (f64) functions and
+//   integer selects; no FMA contraction (the .cpp is compiled with
 //   fp-contract=off), so a vector lane and a scalar tail round alike.
 // Every formula is evaluated as docs/program-format.md writes it: `/` and
 // sqrt are real divisions and square roots, the mean is sum / n, the

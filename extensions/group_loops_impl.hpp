@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "engines/cpu/kernels/vector_math.hpp"
+#include "engines/cpu/kernels/vector_math_erf_f64.hpp"
 #include "engines/cpu/kernels/vector_math_f64.hpp"
 #include "extensions/group_loops.hpp"
 
@@ -28,8 +29,8 @@ TENACT_LOOP_INLINE double sel(bool c, double a, double b) {
   return std::bit_cast<double>((std::bit_cast<uint64_t>(a) & m) | (std::bit_cast<uint64_t>(b) & ~m));
 }
 
-/// The branch-free vector_math.hpp (f32) and vector_math_f64.hpp (f64)
-/// functions; f64 erf is libm's (scalar).
+/// The branch-free vector_math.hpp (f32), vector_math_f64.hpp and
+/// vector_math_erf_f64.hpp (f64) functions.
 template <class T> struct Math;
 template <> struct Math<float> {
   static TENACT_LOOP_INLINE float exp(float x) { return cpu::vmath::exp_f32(x); }
@@ -43,7 +44,7 @@ template <> struct Math<float> {
 template <> struct Math<double> {
   static TENACT_LOOP_INLINE double exp(double x) { return cpu::vmath::exp_f64(x); }
   static TENACT_LOOP_INLINE double log(double x) { return cpu::vmath::log_f64(x); }
-  static TENACT_LOOP_INLINE double erf(double x) { return std::erf(x); }
+  static TENACT_LOOP_INLINE double erf(double x) { return cpu::vmath::erf_f64(x); }
   static TENACT_LOOP_INLINE double tanh(double x) { return cpu::vmath::tanh_f64(x); }
   static constexpr double kRsqrt2 = 0.707106781186547524;
   static constexpr double kSqrt2OverPi = 0.797884560802865356;

@@ -34,7 +34,6 @@
 
 #include <bit>
 #include <cmath>
-#include <cstddef>
 #include <cstdint>
 
 #include "engines/cpu/kernels/vector_math_via_f64.hpp"
@@ -95,19 +94,10 @@ inline constexpr double kCosSeries[] = {
     -1.0 / 6402373705728000.0, 1.0 / 20922789888000.0, -1.0 / 87178291200.0, 1.0 / 479001600.0,  // -1/18! .. 1/12!
     -1.0 / 3628800.0,          1.0 / 40320.0,          -1.0 / 720.0,         1.0 / 24.0};        // -1/10! .. 1/4!
 
-/// The polynomial with `coefficients` (highest degree first) at z, by
-/// Horner's rule (a fixed count: unrolled where it is inlined).
-template <size_t N>
-inline double horner(double z, const double (&coefficients)[N]) {
-  double p = coefficients[0];
-  for (size_t i = 1; i < N; ++i) p = p * z + coefficients[i];
-  return p;
-}
-
 /// sin(hi + lo) for |hi| <= pi/4 (+ slop), |lo| <= ulp(hi).
 inline double sin_kernel(double hi, double lo) {
   const double z = hi * hi;
-  return hi + ((z * hi) * horner(z, kSinSeries) + lo * (1.0 - 0.5 * z));
+  return hi + ((z * hi) * via_f64::horner(z, kSinSeries) + lo * (1.0 - 0.5 * z));
 }
 
 /// cos(hi + lo) for |hi| <= pi/4 (+ slop), |lo| <= ulp(hi).
@@ -115,7 +105,7 @@ inline double cos_kernel(double hi, double lo) {
   const double z = hi * hi;
   const double half_z = 0.5 * z;
   const double w = 1.0 - half_z;
-  return w + (((1.0 - w) - half_z) + ((z * z) * horner(z, kCosSeries) - hi * lo));
+  return w + (((1.0 - w) - half_z) + ((z * z) * via_f64::horner(z, kCosSeries) - hi * lo));
 }
 
 /// sin(x) (shift = 0) or cos(x) (shift = 1) from the quadrant of x: bit 0

@@ -42,8 +42,10 @@
 
 #include <bit>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 namespace tenact::cpu::vmath {
 
@@ -59,6 +61,20 @@ inline double select_mask(uint64_t mask, double a, double b) {
 /// c ? a : b through a 64-bit mask (if-converts, see vector_math.hpp's select).
 inline double select(bool c, double a, double b) {
   return select_mask(0ull - static_cast<uint64_t>(c), a, b);
+}
+/// The polynomial with `coefficients` (highest degree first) at z, by
+/// Horner's rule, written out step by step at compile time (a loop of more
+/// than 16 steps is not unrolled by g++, and then keeps the loop that
+/// calls it from vectorizing).
+template <size_t N, size_t... I>
+inline double horner_steps(double z, const double (&coefficients)[N], std::index_sequence<I...>) {
+  double p = coefficients[0];
+  ((p = p * z + coefficients[I + 1]), ...);
+  return p;
+}
+template <size_t N>
+inline double horner(double z, const double (&coefficients)[N]) {
+  return horner_steps(z, coefficients, std::make_index_sequence<N - 1>{});
 }
 inline double abs_bits(double x) {
   return std::bit_cast<double>(std::bit_cast<uint64_t>(x) & 0x7fffffffffffffffull);
