@@ -1,7 +1,7 @@
 // Figures for the built-in module's host kernels (extensions/): ns per
 // element of x, one thread, for each family on f32 rows (the last axis),
-// f32 column tiles (the first axis), bf16 and f64 rows, with the f32 loops
-// of every instruction set this CPU runs, next to a STREAM-style scale loop
+// f32 column tiles (the first axis), bf16 and f64 rows, with the f32 and
+// f64 loops of every instruction set this CPU runs, next to a STREAM-style scale loop
 // (y = 0.5 * x, f32, the same element count) measured in the same run: the
 // ratio column is a family's f32-rows time over that loop's, the memory
 // bound a one-pass kernel cannot beat. Prints figures, not pass/fail.
