@@ -42,14 +42,12 @@ namespace tenact::cpu::vmath {
 
 namespace trig_f64 {
 
-/// pi/2 = kPio2Part1 + kPio2Part2 + kPio2Part3 + kPio2Tail: three parts of
-/// 33 significant bits (each n·part exact for |n| < 2^20) and the rest
-/// rounded to double.
-inline constexpr double kPio2Part1 = 0x1.921fb544p+0;
+/// pi/2 = via_f64::kPio2Hi + kPio2Part2 + kPio2Part3 + kPio2Tail: three
+/// parts of 33 significant bits (each n·part exact for |n| < 2^20) and the
+/// rest rounded to double.
 inline constexpr double kPio2Part2 = 0x1.0b4611a6p-34;
 inline constexpr double kPio2Part3 = 0x1.3198a2ep-69;
 inline constexpr double kPio2Tail = 0x1.b839a252049c1p-104;
-inline constexpr double kTwoOverPi = 0x1.45f306dc9c883p-1;
 
 /// The largest |x| the core reduces: n = round(x·2/pi) stays below 2^20.
 inline constexpr double kFastLimit = 1048576.0;  // 2^20
@@ -72,9 +70,9 @@ struct Reduced {
   uint64_t quadrant;
 };
 inline Reduced reduce(double x) {
-  const double shifted = x * kTwoOverPi + via_f64::kShift;
+  const double shifted = x * via_f64::kTwoOverPi + via_f64::kShift;
   const double n = shifted - via_f64::kShift;
-  const double a = x - n * kPio2Part1;  // exact
+  const double a = x - n * via_f64::kPio2Hi;  // exact
   // a - n·part2 - n·part3 = s3.sum + s2.error + s3.error exactly: where x
   // lies close to n·pi/2 the parts cancel, and only exact steps keep the
   // few bits that remain.
@@ -108,15 +106,10 @@ inline double cos_kernel(double hi, double lo) {
   return w + (((1.0 - w) - half_z) + ((z * z) * via_f64::horner(z, kCosSeries) - hi * lo));
 }
 
-/// sin(x) (shift = 0) or cos(x) (shift = 1) from the quadrant of x: bit 0
-/// of the shifted quadrant picks the cosine kernel, bit 1 flips the sign.
+/// sin(x) (shift = 0) or cos(x) (shift = 1).
 inline double quadrant_value(double x, uint64_t shift) {
   const Reduced red = reduce(x);
-  const uint64_t q = red.quadrant + shift;
-  const double s = sin_kernel(red.hi, red.lo);
-  const double c = cos_kernel(red.hi, red.lo);
-  const double v = via_f64::select_mask(0ull - (q & 1u), c, s);
-  return std::bit_cast<double>(std::bit_cast<uint64_t>(v) ^ ((q & 2u) << 62));
+  return via_f64::by_quadrant(red.quadrant + shift, sin_kernel(red.hi, red.lo), cos_kernel(red.hi, red.lo));
 }
 
 }  // namespace trig_f64

@@ -158,29 +158,36 @@ inline double cos_reduced(double r) {
   return ((1.0 + z * -0x1ffffffd0c5e81.0p-54) + w * 0x155553e1053a42.0p-57) + (w * z) * tail;
 }
 
-/// x = n·pi/2 + r for |x| <= 2^19: n·kPio2Hi is exact (n < 2^19, kPio2Hi
-/// has 33 bits) and so is x - n·kPio2Hi (Sterbenz); the quadrant is n mod 4.
+/// 2/pi, and pi/2's leading 33 significant bits (n·kPio2Hi is exact for
+/// |n| < 2^20); the f64 sine and cosine use them too.
+inline constexpr double kTwoOverPi = 6.36619772367581382433e-01;
+inline constexpr double kPio2Hi = 1.57079632673412561417e+00;
+
+/// x = n·pi/2 + r for |x| <= 2^19: n·kPio2Hi is exact (n < 2^19) and so
+/// is x - n·kPio2Hi (Sterbenz); the quadrant is n mod 4.
 struct Pio2Reduced {
   double r;
   uint64_t quadrant;
 };
 inline Pio2Reduced pio2_reduce(double x) {
-  const double shifted = x * 6.36619772367581382433e-01 + kShift;
+  const double shifted = x * kTwoOverPi + kShift;
   const double n = shifted - kShift;
-  const double r = (x - n * 1.57079632673412561417e+00) - n * 6.07710050650619224932e-11;
+  const double r = (x - n * kPio2Hi) - n * 6.07710050650619224932e-11;
   return {r, std::bit_cast<uint64_t>(shifted) & 3u};
 }
 
-/// sin(x) (shift_quadrant = 0) or cos(x) (1) from the quadrant of x: bit 0
-/// of the quadrant picks the cosine kernel, bit 1 flips the sign (masks and
-/// an xor, no compare).
+/// sin(x) or cos(x) from the sine and cosine of x's reduced argument and
+/// q, x's quadrant (plus 1 for the cosine): bit 0 of q picks the cosine,
+/// bit 1 flips the sign (masks and an xor, no compare).
+inline double by_quadrant(uint64_t q, double sin_reduced_value, double cos_reduced_value) {
+  const double v = select_mask(0ull - (q & 1u), cos_reduced_value, sin_reduced_value);
+  return std::bit_cast<double>(std::bit_cast<uint64_t>(v) ^ ((q & 2u) << 62));
+}
+
+/// sin(x) (shift_quadrant = 0) or cos(x) (1).
 inline double sin_cos_quadrant(double x, uint64_t shift_quadrant) {
   const Pio2Reduced red = pio2_reduce(x);
-  const uint64_t q = red.quadrant + shift_quadrant;
-  const double s = sin_reduced(red.r);
-  const double c = cos_reduced(red.r);
-  const double v = select_mask(0ull - (q & 1u), c, s);
-  return std::bit_cast<double>(std::bit_cast<uint64_t>(v) ^ ((q & 2u) << 62));
+  return by_quadrant(red.quadrant + shift_quadrant, sin_reduced(red.r), cos_reduced(red.r));
 }
 
 inline constexpr float kTrigFastLimit = 524288.0f;  // 2^19
