@@ -28,6 +28,10 @@ bool fusable_compute(const ExecProgram& p, const ExecInstruction& ins) {
   return true;
 }
 
+bool is_broadcast(const ExecInstruction& ins) {
+  return ins.kind == OpKind::BroadcastInDim && ins.inputs.size() == 1 && ins.outputs.size() == 1;
+}
+
 bool is_splat_constant(const ExecInstruction& ins) {
   if (!ins.is_constant() || ins.outputs.size() != 1) return false;
   const auto* attrs = std::get_if<ConstantAttrs>(&ins.attrs);
@@ -132,14 +136,15 @@ Walk walk_program(const ExecProgram& p, std::span<const Endpoint> endpoints,
   return walk;
 }
 
-// Slots read by members and written outside, in order of first read,
-// excluding the absorbed splats' results.
-std::vector<SlotId> region_inputs(const ExecProgram& p, const std::vector<uint32_t>& compute,
+// Slots read by members (compute and absorbed broadcasts, ascending) and
+// written outside, in order of first read, excluding the absorbed splats'
+// and broadcasts' results.
+std::vector<SlotId> region_inputs(const ExecProgram& p, const std::vector<uint32_t>& members,
                                   const std::vector<int32_t>& region_of, int32_t index,
                                   const std::vector<SlotId>& absorbed_slots) {
   std::vector<SlotId> inputs;
   std::unordered_set<SlotId> seen(absorbed_slots.begin(), absorbed_slots.end());
-  for (uint32_t i : compute)
+  for (uint32_t i : members)
     for (SlotId s : p.instructions[i].inputs) {
       const auto& producer = p.slots[s].producer;
       if (producer && region_of[*producer] == index) continue;
@@ -164,16 +169,63 @@ Result<std::vector<ElementwiseRegion>> plan_elementwise_regions(
                                           " instruction queues for " + std::to_string(n) + " instructions"};
   Walk walk = walk_program(program, instruction_endpoints, can_fuse, instruction_queues, max_compute_members);
 
-  // Keep the regions with at least two compute members, renumbered in
-  // order of opening (= order of their first compute member).
+  // Who reads each slot, for a numbering of regions: the one region all
+  // its readers belong to, or kShared when some reader is outside every
+  // region or in another region.
+  constexpr int32_t kUnread = -2, kShared = -3;
+  auto slot_readers = [&](const std::vector<int32_t>& region_of) {
+    std::vector<int32_t> readers(program.slots.size(), kUnread);
+    for (size_t i = 0; i < n; ++i)
+      for (SlotId s : program.instructions[i].inputs) {
+        const int32_t here = region_of[i] == kNone ? kShared : region_of[i];
+        if (readers[s] == kUnread)
+          readers[s] = here;
+        else if (readers[s] != here)
+          readers[s] = kShared;
+      }
+    return readers;
+  };
+
+  // Program outputs by slot (ExecProgram::is_output scans the outputs).
+  std::vector<bool> is_output(program.slots.size(), false);
+  for (SlotId s : program.output_slots) is_output[s] = true;
+
+  // Broadcasts absorbed per open region (single members included),
+  // ascending: a broadcast_in_dim to the region's shape that only that
+  // region's members read, on its endpoint and (when queues are planned)
+  // its first member's queue, in no `after` constraint either way
+  // (absorbed, it runs inside the region's pass).
+  std::vector<bool> ordered(n, false);
+  for (size_t i = 0; i < n; ++i)
+    for (uint32_t before : program.instructions[i].after) ordered[i] = ordered[before] = true;
+  std::vector<std::vector<uint32_t>> broadcasts(walk.regions.size());
+  {
+    const std::vector<int32_t> open_readers = slot_readers(walk.region_of);
+    for (size_t b = 0; b < n; ++b) {
+      const ExecInstruction& ins = program.instructions[b];
+      if (!is_broadcast(ins) || ordered[b] || walk.region_of[b] != kNone) continue;
+      const SlotId s = ins.outputs[0];
+      const int32_t k = open_readers[s];
+      if (k < 0 || is_output[s]) continue;
+      const OpenRegion& r = walk.regions[static_cast<size_t>(k)];
+      if (!(r.endpoint == instruction_endpoints[b]) || !(program.slot_type(s).shape == r.shape)) continue;
+      if (!instruction_queues.empty() && instruction_queues[b] != instruction_queues[r.members.front()]) continue;
+      broadcasts[static_cast<size_t>(k)].push_back(static_cast<uint32_t>(b));
+    }
+  }
+
+  // Keep the regions with at least two compute members, or one that reads
+  // an absorbed broadcast, renumbered in order of opening (= order of their
+  // first compute member).
   std::vector<int32_t> kept_index(walk.regions.size(), kNone);
   std::vector<ElementwiseRegion> regions;
   for (size_t k = 0; k < walk.regions.size(); ++k) {
     OpenRegion& open = walk.regions[k];
-    if (open.members.size() < 2) continue;
+    if (open.members.size() < 2 && broadcasts[k].empty()) continue;
     kept_index[k] = static_cast<int32_t>(regions.size());
     ElementwiseRegion r;
     r.instructions = std::move(open.members);
+    r.broadcasts = std::move(broadcasts[k]);
     r.endpoint = std::move(open.endpoint);
     r.shape = std::move(open.shape);
     regions.push_back(std::move(r));
@@ -181,23 +233,9 @@ Result<std::vector<ElementwiseRegion>> plan_elementwise_regions(
   std::vector<int32_t> region_of(n, kNone);
   for (size_t i = 0; i < n; ++i)
     if (walk.region_of[i] != kNone) region_of[i] = kept_index[static_cast<size_t>(walk.region_of[i])];
-
-  // Who reads each slot: the one region all its readers belong to, or
-  // kShared when some reader is outside every region or in another region.
-  constexpr int32_t kUnread = -2, kShared = -3;
-  std::vector<int32_t> readers(program.slots.size(), kUnread);
-  for (size_t i = 0; i < n; ++i)
-    for (SlotId s : program.instructions[i].inputs) {
-      const int32_t here = region_of[i] == kNone ? kShared : region_of[i];
-      if (readers[s] == kUnread)
-        readers[s] = here;
-      else if (readers[s] != here)
-        readers[s] = kShared;
-    }
-
-  // Program outputs by slot (ExecProgram::is_output scans the outputs).
-  std::vector<bool> is_output(program.slots.size(), false);
-  for (SlotId s : program.output_slots) is_output[s] = true;
+  // Absorbed broadcasts count as outside here: their operands are region
+  // inputs, never absorbed splats.
+  const std::vector<int32_t> readers = slot_readers(region_of);
 
   // Splat candidates per region, ascending by instruction.
   std::vector<std::vector<uint32_t>> splats(regions.size());
@@ -216,16 +254,22 @@ Result<std::vector<ElementwiseRegion>> plan_elementwise_regions(
     ElementwiseRegion& r = regions[k];
     const auto index = static_cast<int32_t>(k);
     std::vector<uint32_t>& absorbed = splats[k];
+    const std::vector<uint32_t>& viewed = r.broadcasts;
+    std::vector<uint32_t> readers_of_inputs = r.instructions;
+    readers_of_inputs.insert(readers_of_inputs.end(), viewed.begin(), viewed.end());
+    std::sort(readers_of_inputs.begin(), readers_of_inputs.end());
     std::vector<SlotId> absorbed_slots;
+    for (uint32_t b : viewed) absorbed_slots.push_back(program.instructions[b].outputs[0]);
     for (uint32_t c : absorbed) absorbed_slots.push_back(program.instructions[c].outputs[0]);
-    r.inputs = region_inputs(program, r.instructions, region_of, index, absorbed_slots);
+    r.inputs = region_inputs(program, readers_of_inputs, region_of, index, absorbed_slots);
+    // An absorbed broadcast enters as a view of the region's full shape.
     const bool has_full_input =
-        std::any_of(r.inputs.begin(), r.inputs.end(),
-                    [&](SlotId s) { return !program.slot_type(s).shape.empty(); });
+        !viewed.empty() || std::any_of(r.inputs.begin(), r.inputs.end(),
+                                       [&](SlotId s) { return !program.slot_type(s).shape.empty(); });
     if (!r.shape.empty() && !has_full_input && !absorbed.empty()) {
       absorbed.erase(absorbed.begin());
-      absorbed_slots.erase(absorbed_slots.begin());
-      r.inputs = region_inputs(program, r.instructions, region_of, index, absorbed_slots);
+      absorbed_slots.erase(absorbed_slots.begin() + static_cast<std::ptrdiff_t>(viewed.size()));
+      r.inputs = region_inputs(program, readers_of_inputs, region_of, index, absorbed_slots);
     }
     for (uint32_t i : r.instructions)
       for (SlotId out : program.instructions[i].outputs)
@@ -234,6 +278,7 @@ Result<std::vector<ElementwiseRegion>> plan_elementwise_regions(
     std::sort(r.outputs.begin(), r.outputs.end());
     r.splat_constants = absorbed;
     r.instructions.insert(r.instructions.end(), absorbed.begin(), absorbed.end());
+    r.instructions.insert(r.instructions.end(), viewed.begin(), viewed.end());
     std::sort(r.instructions.begin(), r.instructions.end());
   }
   std::stable_sort(regions.begin(), regions.end(),
@@ -258,7 +303,9 @@ std::string describe_region(const ExecProgram& program, const ElementwiseRegion&
   DType dtype = DType::F32;
   bool first = true;
   for (uint32_t i : region.instructions) {
-    if (std::binary_search(region.splat_constants.begin(), region.splat_constants.end(), i)) continue;
+    if (std::binary_search(region.splat_constants.begin(), region.splat_constants.end(), i) ||
+        std::binary_search(region.broadcasts.begin(), region.broadcasts.end(), i))
+      continue;
     const ExecInstruction& ins = program.instructions[i];
     out += first ? " #" : ", #";
     out += std::to_string(i) + " " + std::string{to_string(ins.kind)};
@@ -267,6 +314,8 @@ std::string describe_region(const ExecProgram& program, const ElementwiseRegion&
   }
   if (const size_t n = region.splat_constants.size(); n > 0)
     out += " (+" + std::to_string(n) + (n == 1 ? " splat)" : " splats)");
+  if (const size_t n = region.broadcasts.size(); n > 0)
+    out += " (+" + std::to_string(n) + (n == 1 ? " broadcast)" : " broadcasts)");
   out += " over " + type_string(dtype, region.shape) + " at " + region.endpoint.to_string();
   return out;
 }

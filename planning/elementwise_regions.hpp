@@ -5,7 +5,8 @@
 // each region as one pass, any other engine never sees one (regions are
 // only formed on such engines).
 //
-// A region is a set of at least two elementwise compute instructions that
+// A region is a set of at least two elementwise compute instructions (or
+// one that reads an absorbed broadcast, see below) that
 //  - are bound to one endpoint (engine and storage class) whose engine can
 //    fuse (`can_fuse`),
 //  - all produce one result of one shape (equal dimension expressions,
@@ -15,7 +16,10 @@
 //    and before all its readers;
 // plus the splat constants (Constant with `splat`, of the region's shape)
 // that only region members read: inside the region they are rank-0 inputs,
-// never materialized.
+// never materialized; and the broadcast_in_dim instructions to the
+// region's shape that only region members read: the region reads their
+// operand through a view (stride 0 along the broadcast axes), so the
+// broadcast is never materialized either.
 //
 // Contract: pure and deterministic (equal inputs give equal regions, in
 // ascending order of their first instruction); the result is immutable and
@@ -42,13 +46,19 @@
 // queue of its own never joins an unrelated region, since the region would
 // make its readers wait for the other members' inputs and take the
 // parallelism the placement planned across queues; otherwise it opens a
-// region. Regions left with fewer than two compute
-// members are dropped. A splat constant is absorbed when it is read, on
-// the region's endpoint, only by members of one region of its shape and is
-// no program output — except that a region of rank > 0 keeps at least one
+// region. Regions left with fewer than two compute members are dropped,
+// unless their one member reads a broadcast the region absorbs (below):
+// one pass then replaces two. A splat constant is absorbed when it is
+// read, on the region's endpoint, only by members of one region of its
+// shape and is no program output — except that a region of rank > 0 keeps at least one
 // full-shape input: when all its full-shape inputs would be absorbed
 // splats, the first (lowest instruction) of them stays a normal
-// instruction.
+// instruction. A broadcast_in_dim is absorbed under the same conditions as
+// a splat (its result of the region's shape, read on the region's endpoint
+// only by one region's members, no program output), when it is also in no
+// `after` constraint (neither ordered after another instruction nor named
+// by one) and, where queues are planned, on the queue of the region's
+// first compute member.
 #pragma once
 
 #include <cstdint>
@@ -71,6 +81,10 @@ struct ElementwiseRegion {
   /// Absorbed splat constants (a subset of `instructions`), ascending:
   /// their values enter the region as rank-0 scalars.
   std::vector<uint32_t> splat_constants;
+  /// Absorbed broadcast_in_dim instructions (a subset of `instructions`),
+  /// ascending: their operand (among `inputs`) enters the region as a view
+  /// of the region's shape.
+  std::vector<uint32_t> broadcasts;
   /// Slots the region reads that are written outside it (program inputs,
   /// results of earlier instructions), each once, in order of first read.
   std::vector<SlotId> inputs;
@@ -82,8 +96,8 @@ struct ElementwiseRegion {
   /// The common result shape of the compute members.
   Shape shape;
 
-  /// Number of compute (non-constant) members.
-  size_t compute_ops() const { return instructions.size() - splat_constants.size(); }
+  /// Number of compute members (neither splat constants nor broadcasts).
+  size_t compute_ops() const { return instructions.size() - splat_constants.size() - broadcasts.size(); }
   friend bool operator==(const ElementwiseRegion&, const ElementwiseRegion&) = default;
 };
 
@@ -106,8 +120,8 @@ Result<std::vector<ElementwiseRegion>> plan_elementwise_regions(
 std::vector<int32_t> region_of_instructions(size_t instruction_count,
                                             std::span<const ElementwiseRegion> regions);
 
-/// "region 0: #2 multiply, #3 add, #4 tanh (+1 splat) over f32[n, 4] at cpu/host":
-/// the compute members in order, the number of absorbed splats, and the
+/// "region 0: #2 multiply, #3 add, #4 tanh (+1 splat) (+1 broadcast) over f32[n, 4] at cpu/host":
+/// the compute members in order, the numbers of absorbed splats and broadcasts, and the
 /// region's shape with the dtype of its last compute member.
 std::string describe_region(const ExecProgram& program, const ElementwiseRegion& region,
                             size_t index);

@@ -183,6 +183,7 @@ Result<std::string> plan_to_json(const PreparedProgram& program, const PrepareRe
     doc["regions"].push_back({{"index", r},
                               {"instructions", region.instructions},
                               {"splat_constants", region.splat_constants},
+                              {"broadcasts", region.broadcasts},
                               {"inputs", names(staged, region.inputs)},
                               {"outputs", names(staged, region.outputs)},
                               {"endpoint", region.endpoint.to_string()},

@@ -31,7 +31,7 @@ Result<std::string> plan_to_text(const PreparedProgram& program, const PrepareRe
 ///  "region", "stream", "placement": {"policy", "est_start_ns",
 ///  "est_finish_ns", "transfer_bytes"}}], "transfers": [{"node", "value", "from", "to", "provider",
 ///  "after"}], "regions": [{"index", "instructions", "splat_constants",
-///  "inputs", "outputs", "endpoint", "shape"}], "outputs": [{"name",
+///  "broadcasts", "inputs", "outputs", "endpoint", "shape"}], "outputs": [{"name",
 ///  "endpoint"}], "specialization", "redirects", "search_attempts",
 ///  "key": {"digest", "key_bytes", "root_bytes", "entry_bytes",
 ///  "total_bytes"}}; "region" is null outside regions, "stream" without a

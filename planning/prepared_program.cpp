@@ -36,6 +36,7 @@ Result<uint64_t> regions_retained_bytes(const std::vector<ElementwiseRegion>& re
   for (const ElementwiseRegion& r : regions) {
     c.add_array(r.instructions.size(), sizeof(uint32_t));
     c.add_array(r.splat_constants.size(), sizeof(uint32_t));
+    c.add_array(r.broadcasts.size(), sizeof(uint32_t));
     c.add_array(r.inputs.size(), sizeof(SlotId));
     c.add_array(r.outputs.size(), sizeof(SlotId));
     c.add(r.endpoint.engine.size()).add(r.endpoint.storage_class.size());

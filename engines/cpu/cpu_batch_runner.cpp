@@ -5,20 +5,33 @@
 
 #include "engines/cpu/cpu_providers.hpp"
 #include "engines/cpu/kernels/kernel.hpp"
+#include "engines/cpu/kernels/layout_kernel_support.hpp"
 #include "util/small_vector.hpp"
 
 namespace tenact::cpu {
 
 namespace {
 
+/// An absorbed broadcast_in_dim: the region reads its operand as a view
+/// of the broadcast's result shape (stride 0 along the broadcast axes).
+struct BroadcastView {
+  /// The result shape when every extent is a constant; else evaluated
+  /// from `exprs` with the batch's symbols on each run.
+  std::optional<std::vector<int64_t>> shape;
+  std::vector<DimExpr> exprs;
+  std::vector<int64_t> dims;  // broadcast_dimensions
+};
+
 /// A planned region as the CPU kernels run it: its fused kernel, and where
-/// each region input comes from in a batch (a splat constant's scalar, or
-/// the operand of a member op that reads it first).
+/// each region input comes from in a batch (a splat constant's scalar, the
+/// operand of a member op that reads it first, or an absorbed broadcast's
+/// operand seen through a view).
 struct CompiledRegion {
   struct Input {
     std::optional<HostTensor> scalar;
     uint32_t op = 0;  // relative to the region's first op
     uint32_t operand = 0;
+    std::optional<BroadcastView> broadcast;  // read operand `operand` of member `op` through it
   };
   std::optional<FusedKernel> kernel;
   std::vector<Input> inputs;
@@ -111,6 +124,7 @@ class BatchRunner {
     auto made = std::make_shared<CompiledRegion>();
     ChainBuilder builder{region.count};
     std::map<uint32_t, HostTensor> scalars;  // splat constants as rank-0 inputs
+    std::map<uint32_t, uint32_t> broadcasts;  // absorbed broadcast's value -> its member op
     std::vector<ChainValue> operands;
     // The memo outlives this run: its splat scalars are process-heap memory,
     // not the engine's (whose statistics count what runs hold).
@@ -120,6 +134,10 @@ class BatchRunner {
       if (auto scalar = splat_as_scalar(op.kind, op.attrs, op.results[0].dtype)) {
         if (!scalar->ok()) return scalar->error().with_context(region_name(region));
         scalars.emplace(id_of(BatchRef::op(j)), std::move(**scalar));
+        continue;
+      }
+      if (op.kind == OpKind::BroadcastInDim) {
+        broadcasts.emplace(id_of(BatchRef::op(j)), j - region.first);
         continue;
       }
       operands.clear();
@@ -140,7 +158,12 @@ class BatchRunner {
     // operand positions differ) find it without the chain's ids.
     for (uint32_t id : chained->input_values) {
       if (auto scalar = scalars.find(id); scalar != scalars.end()) {
-        made->inputs.push_back(CompiledRegion::Input{scalar->second, 0, 0});
+        made->inputs.push_back(CompiledRegion::Input{scalar->second, 0, 0, std::nullopt});
+        continue;
+      }
+      if (auto b = broadcasts.find(id); b != broadcasts.end()) {
+        TENACT_ASSIGN_OR_RETURN(BroadcastView view, broadcast_view_of(region, b->second));
+        made->inputs.push_back(CompiledRegion::Input{std::nullopt, b->second, 0, std::move(view)});
         continue;
       }
       TENACT_ASSIGN_OR_RETURN(CompiledRegion::Input at, first_read(region, id));
@@ -153,12 +176,59 @@ class BatchRunner {
     return std::shared_ptr<const CompiledRegion>(std::move(made));
   }
 
+  /// How the region reads absorbed broadcast member `j` (relative).
+  Result<BroadcastView> broadcast_view_of(const BatchRegion& region, uint32_t j) const {
+    const BatchOp& op = work_.ops[region.first + j];
+    const auto* attrs = std::get_if<BroadcastInDimAttrs>(&op.op->attrs);
+    if (attrs == nullptr || op.operands.size() != 1)
+      return Error{ErrorCode::Internal, region_name(region) + ": its broadcast member " +
+                                            describe(work_, region.first + j) + " is malformed"};
+    BroadcastView view;
+    view.exprs = attrs->shape;
+    view.dims = attrs->broadcast_dimensions;
+    std::vector<int64_t> constant;
+    for (const DimExpr& e : attrs->shape)
+      if (auto v = e.constant_value()) constant.push_back(*v);
+    if (constant.size() == attrs->shape.size()) view.shape = std::move(constant);
+    return view;
+  }
+
+  /// The operand of an absorbed broadcast as a view of its result shape.
+  /// Errors: InputMismatch (naming the broadcast) when the operand does not
+  /// broadcast to it; those of evaluating a symbolic shape.
+  Result<HostTensor> broadcast_input(const BatchRegion& region, const CompiledRegion::Input& in) const {
+    const BroadcastView& view = *in.broadcast;
+    const HostTensor& x = value(work_.ops[region.first + in.op].operands[0]);
+    std::vector<int64_t> shape;
+    if (view.shape) {
+      shape = *view.shape;
+    } else {
+      shape.reserve(view.exprs.size());
+      for (const DimExpr& e : view.exprs) {
+        auto v = e.evaluate(work_.symbols);
+        if (!v.ok()) return std::move(v).error().with_context(describe(work_, region.first + in.op));
+        shape.push_back(*v);
+      }
+    }
+    bool fits = x.rank() == view.dims.size();
+    for (size_t i = 0; fits && i < view.dims.size(); ++i) {
+      const int64_t to = view.dims[i];
+      fits = to >= 0 && static_cast<size_t>(to) < shape.size() &&
+             (x.shape()[i] == 1 || x.shape()[i] == shape[static_cast<size_t>(to)]);
+    }
+    if (!fits)
+      return Error{ErrorCode::InputMismatch, describe(work_, region.first + in.op) + ": operand of shape " +
+                                                 support::dims_text(x.shape()) + " does not broadcast to " +
+                                                 support::dims_text(shape)};
+    return x.broadcast_view(std::move(shape), view.dims);
+  }
+
   /// The first (member op, operand) of `region` that reads value `id`.
   Result<CompiledRegion::Input> first_read(const BatchRegion& region, uint32_t id) const {
     for (uint32_t j = 0; j < region.count; ++j) {
       const std::vector<BatchRef>& refs = work_.ops[region.first + j].operands;
       for (uint32_t p = 0; p < refs.size(); ++p)
-        if (id_of(refs[p]) == id) return CompiledRegion::Input{std::nullopt, j, p};
+        if (id_of(refs[p]) == id) return CompiledRegion::Input{std::nullopt, j, p, std::nullopt};
     }
     return Error{ErrorCode::Internal, region_name(region) + ": no member reads its input " + std::to_string(id)};
   }
@@ -166,8 +236,14 @@ class BatchRunner {
   Status run_region(const BatchRegion& region) {
     TENACT_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledRegion> region_kernel, compiled(region));
     SmallVector<HostTensor, 8> inputs;
-    for (const CompiledRegion::Input& in : region_kernel->inputs)
+    for (const CompiledRegion::Input& in : region_kernel->inputs) {
+      if (in.broadcast) {
+        TENACT_ASSIGN_OR_RETURN(HostTensor viewed, broadcast_input(region, in));
+        inputs.push_back(std::move(viewed));
+        continue;
+      }
       inputs.push_back(in.scalar ? *in.scalar : value(work_.ops[region.first + in.op].operands[in.operand]));
+    }
     SmallVector<HostTensor, 4> destinations;
     for (const BatchRef& ref : region.outputs) destinations.push_back(destination(ref));
     auto results = region_kernel->kernel->run(inputs.span(), &pool_, counters_, destinations.span());

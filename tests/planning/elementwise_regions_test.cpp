@@ -1,6 +1,6 @@
 // Elementwise region planning: which instructions fuse (chains, DAGs,
 // regions broken by reductions, non-convex and cross-region cycles
-// refused), per endpoint, with splat constants absorbed or not, region
+// refused), per endpoint, with splat constants and broadcasts absorbed or not, region
 // inputs and outputs, shapes (symbolic exact fuse, upper bounds do not),
 // the sequential order of steps, and describe_region. Every expected
 // region is derived by hand from the program beside it.
@@ -72,8 +72,9 @@ TEST_CASE("a diamond of elementwise ops is one region with one output", "[region
 }
 
 TEST_CASE("a reduction splits a chain into two regions joined by an edge", "[regions]") {
-  // a, s fuse; r/rb read s outside; b, c fuse and c also reads s from the
-  // first region (an edge from a lower to a higher region is fine).
+  // a, s fuse; r reads s outside; b, c fuse, absorbing the broadcast rb
+  // of r, and c also reads s from the first region (an edge from a lower
+  // to a higher region is fine).
   const ExecProgram e = stage_ok(load(R"({"format": "tenact.program/1",
     "inputs": [{"name": "x", "dtype": "f32", "shape": ["N", 8]}],
     "ops": [{"op": "exponential", "in": ["x"], "out": "a"},
@@ -88,15 +89,18 @@ TEST_CASE("a reduction splits a chain into two regions joined by an edge", "[reg
   CHECK(regions[0].instructions == U{0, 1});
   CHECK(regions[0].inputs == slots_named(e, {"x"}));
   CHECK(regions[0].outputs == slots_named(e, {"s"}));
-  CHECK(regions[1].instructions == U{4, 5});
-  CHECK(regions[1].inputs == slots_named(e, {"rb", "s"}));
+  CHECK(regions[1].instructions == U{3, 4, 5});
+  CHECK(regions[1].broadcasts == U{3});
+  CHECK(regions[1].inputs == slots_named(e, {"r", "s"}));
   CHECK(regions[1].outputs == slots_named(e, {"c"}));
-  CHECK(region_of_instructions(6, regions) == std::vector<int32_t>{0, 0, -1, -1, 1, 1});
+  CHECK(region_of_instructions(6, regions) == std::vector<int32_t>{0, 0, -1, 1, 1, 1});
 }
 
 TEST_CASE("an op reading both a region result and a reduction of it stays outside", "[regions]") {
   // Softmax: y = e / broadcast(reduce_sum(e)). Joining e's region would put
-  // the reduction both after and before the region: not convex.
+  // the reduction both after and before the region: not convex. y forms a
+  // region of its own with the broadcast sb it absorbs, as e's region
+  // absorbs mb.
   const ExecProgram e = stage_ok(load(R"({"format": "tenact.program/1",
     "inputs": [{"name": "x", "dtype": "f32", "shape": ["N", 8]}],
     "ops": [{"op": "reduce_max", "in": ["x"], "out": "row_max", "dimensions": [1]},
@@ -108,10 +112,15 @@ TEST_CASE("an op reading both a region result and a reduction of it stays outsid
             {"op": "divide", "in": ["e", "sb"], "out": "y"}],
     "outputs": ["y"]})"));
   const auto regions = plan_on_cpu(e);
-  REQUIRE(regions.size() == 1);
-  CHECK(regions[0].instructions == U{2, 3});
-  CHECK(regions[0].inputs == slots_named(e, {"x", "mb"}));
+  REQUIRE(regions.size() == 2);
+  CHECK(regions[0].instructions == U{1, 2, 3});
+  CHECK(regions[0].broadcasts == U{1});
+  CHECK(regions[0].inputs == slots_named(e, {"row_max", "x"}));
   CHECK(regions[0].outputs == slots_named(e, {"e"}));  // read by the reduction and by y
+  CHECK(regions[1].instructions == U{5, 6});
+  CHECK(regions[1].broadcasts == U{5});
+  CHECK(regions[1].inputs == slots_named(e, {"row_sum", "e"}));
+  CHECK(regions[1].outputs == slots_named(e, {"y"}));
 }
 
 TEST_CASE("two regions that would feed each other are not both formed", "[regions]") {
@@ -141,7 +150,8 @@ TEST_CASE("two regions that would feed each other are not both formed", "[region
 
 TEST_CASE("an unrelated op between members does not break a region", "[regions]") {
   // r reads a (a region output, read before the region's last member);
-  // s, sb are independent and feed b. The region runs after sb and before r.
+  // s is independent and feeds b through sb, which the region absorbs.
+  // The region runs after s and before r.
   const ExecProgram e = stage_ok(load(R"({"format": "tenact.program/1",
     "inputs": [{"name": "x", "dtype": "i32", "shape": [3]}],
     "ops": [{"op": "negate", "in": ["x"], "out": "a"},
@@ -152,12 +162,13 @@ TEST_CASE("an unrelated op between members does not break a region", "[regions]"
     "outputs": ["r", "b"]})"));
   const auto regions = plan_on_cpu(e);
   REQUIRE(regions.size() == 1);
-  CHECK(regions[0].instructions == U{0, 4});
-  CHECK(regions[0].inputs == slots_named(e, {"x", "sb"}));
+  CHECK(regions[0].instructions == U{0, 3, 4});
+  CHECK(regions[0].broadcasts == U{3});
+  CHECK(regions[0].inputs == slots_named(e, {"x", "s"}));
   CHECK(regions[0].outputs == slots_named(e, {"a", "b"}));
   using K = ExecStep::Kind;
-  CHECK(sequential_steps(e, regions) == std::vector<ExecStep>{{K::Instruction, 2}, {K::Instruction, 3},
-                                                             {K::Region, 0}, {K::Instruction, 1}});
+  CHECK(sequential_steps(e, regions) ==
+        std::vector<ExecStep>{{K::Instruction, 2}, {K::Region, 0}, {K::Instruction, 1}});
 }
 
 TEST_CASE("without regions the sequential steps are program order", "[regions]") {
@@ -321,6 +332,119 @@ TEST_CASE("a splat of another shape than the region stays outside", "[regions]")
   CHECK(regions[0].instructions == U{2, 3});
   CHECK(regions[0].splat_constants.empty());
   CHECK(regions[0].inputs == slots_named(e, {"lo", "x", "hi"}));
+}
+
+TEST_CASE("a broadcast read only inside a region is absorbed: its operand is the region's input", "[regions]") {
+  const ExecProgram e = stage_ok(load(R"({"format": "tenact.program/1",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": ["B", 32]}, {"name": "b", "dtype": "f32", "shape": [32]}],
+    "ops": [{"op": "broadcast_in_dim", "in": ["b"], "out": "bb", "shape": ["B", 32], "broadcast_dimensions": [1]},
+            {"op": "add", "in": ["x", "bb"], "out": "z"},
+            {"op": "constant", "out": "zero", "dtype": "f32", "shape": ["B", 32], "value": 0},
+            {"op": "maximum", "in": ["z", "zero"], "out": "y"}],
+    "outputs": ["y"]})"));
+  const auto regions = plan_on_cpu(e);
+  REQUIRE(regions.size() == 1);
+  const ElementwiseRegion& r = regions[0];
+  CHECK(r.instructions == U{0, 1, 2, 3});
+  CHECK(r.broadcasts == U{0});
+  CHECK(r.splat_constants == U{2});
+  CHECK(r.compute_ops() == 2);
+  // In order of first read: the broadcast (instruction 0) reads b first.
+  CHECK(r.inputs == slots_named(e, {"b", "x"}));
+  CHECK(r.outputs == slots_named(e, {"y"}));
+  CHECK(describe_region(e, r, 0) == "region 0: #1 add, #3 maximum (+1 splat) (+1 broadcast) over f32[B, 32] at cpu/host");
+}
+
+TEST_CASE("one elementwise op reading an absorbed broadcast is a region of its own", "[regions]") {
+  // Alone, the add would be no region; with the broadcast it saves a pass.
+  const ExecProgram e = stage_ok(load(R"({"format": "tenact.program/1",
+    "inputs": [{"name": "h", "dtype": "f32", "shape": [4, 10]}, {"name": "b", "dtype": "f32", "shape": [10]}],
+    "ops": [{"op": "broadcast_in_dim", "in": ["b"], "out": "bb", "shape": [4, 10], "broadcast_dimensions": [1]},
+            {"op": "add", "in": ["h", "bb"], "out": "y"},
+            {"op": "negate", "in": ["h"], "out": "n"}],
+    "outputs": ["y", "n"]})"));
+  const auto regions = plan_on_cpu(e);
+  REQUIRE(regions.size() == 1);
+  CHECK(regions[0].instructions == U{0, 1, 2});
+  CHECK(regions[0].broadcasts == U{0});
+  CHECK(regions[0].compute_ops() == 2);
+  const ExecProgram single = stage_ok(load(R"({"format": "tenact.program/1",
+    "inputs": [{"name": "h", "dtype": "f32", "shape": [4, 10]}, {"name": "b", "dtype": "f32", "shape": [10]}],
+    "ops": [{"op": "broadcast_in_dim", "in": ["b"], "out": "bb", "shape": [4, 10], "broadcast_dimensions": [1]},
+            {"op": "add", "in": ["h", "bb"], "out": "y"}],
+    "outputs": ["y"]})"));
+  const auto one = plan_on_cpu(single);
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].instructions == U{0, 1});
+  CHECK(one[0].broadcasts == U{0});
+  CHECK(one[0].compute_ops() == 1);
+  CHECK(one[0].inputs == slots_named(single, {"b", "h"}));
+  CHECK(one[0].outputs == slots_named(single, {"y"}));
+}
+
+TEST_CASE("a broadcast read outside its region, output, placed elsewhere or ordered stays outside", "[regions]") {
+  const char* read_outside = R"({"format": "tenact.program/1",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": [4, 3]}, {"name": "b", "dtype": "f32", "shape": [3]}],
+    "ops": [{"op": "broadcast_in_dim", "in": ["b"], "out": "bb", "shape": [4, 3], "broadcast_dimensions": [1]},
+            {"op": "add", "in": ["x", "bb"], "out": "z"},
+            {"op": "tanh", "in": ["z"], "out": "y"},
+            {"op": "reduce_sum", "in": ["bb"], "out": "s", "dimensions": [0]}],
+    "outputs": ["y", "s"]})";
+  const ExecProgram shared = stage_ok(load(read_outside));
+  auto regions = plan_on_cpu(shared);
+  REQUIRE(regions.size() == 1);
+  CHECK(regions[0].instructions == U{1, 2});
+  CHECK(regions[0].broadcasts.empty());
+  CHECK(regions[0].inputs == slots_named(shared, {"x", "bb"}));
+
+  const char* as_output = R"({"format": "tenact.program/1",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": [4, 3]}, {"name": "b", "dtype": "f32", "shape": [3]}],
+    "ops": [{"op": "broadcast_in_dim", "in": ["b"], "out": "bb", "shape": [4, 3], "broadcast_dimensions": [1]},
+            {"op": "add", "in": ["x", "bb"], "out": "z"},
+            {"op": "tanh", "in": ["z"], "out": "y"}],
+    "outputs": ["y", "bb"]})";
+  const ExecProgram output = stage_ok(load(as_output));
+  regions = plan_on_cpu(output);
+  REQUIRE(regions.size() == 1);
+  CHECK(regions[0].instructions == U{1, 2});
+  CHECK(regions[0].broadcasts.empty());
+
+  // The same program as the first test's without the reduction: absorbed
+  // on one endpoint and queue, not across endpoints or queues.
+  const ExecProgram e = stage_ok(load(R"({"format": "tenact.program/1",
+    "inputs": [{"name": "x", "dtype": "f32", "shape": [4, 3]}, {"name": "b", "dtype": "f32", "shape": [3]}],
+    "ops": [{"op": "broadcast_in_dim", "in": ["b"], "out": "bb", "shape": [4, 3], "broadcast_dimensions": [1]},
+            {"op": "add", "in": ["x", "bb"], "out": "z"},
+            {"op": "tanh", "in": ["z"], "out": "y"}],
+    "outputs": ["y"]})"));
+  regions = plan_on_cpu(e);
+  REQUIRE(regions.size() == 1);
+  CHECK(regions[0].broadcasts == U{0});
+  const std::vector<Endpoint> split{kSim, kCpu, kCpu};
+  auto elsewhere = plan_elementwise_regions(e, split, fuse_everywhere);
+  REQUIRE(elsewhere.ok());
+  REQUIRE(elsewhere->size() == 1);
+  CHECK((*elsewhere)[0].instructions == U{1, 2});
+  CHECK((*elsewhere)[0].broadcasts.empty());
+  const std::vector<Endpoint> on_sim(3, kSim);
+  auto same_queue = plan_elementwise_regions(e, on_sim, fuse_everywhere, std::vector<uint32_t>{1, 1, 1});
+  REQUIRE(same_queue.ok());
+  REQUIRE(same_queue->size() == 1);
+  CHECK((*same_queue)[0].broadcasts == U{0});
+  auto other_queue = plan_elementwise_regions(e, on_sim, fuse_everywhere, std::vector<uint32_t>{0, 1, 1});
+  REQUIRE(other_queue.ok());
+  REQUIRE(other_queue->size() == 1);
+  CHECK((*other_queue)[0].instructions == U{1, 2});
+  CHECK((*other_queue)[0].broadcasts.empty());
+  // Ordered after another op (a model's state order), it keeps its place.
+  const std::vector<std::pair<uint32_t, uint32_t>> edge{{1, 2}, {0, 2}};
+  for (size_t k = 0; k < 2; ++k) {
+    auto ordered = with_order(e, std::span{edge}.subspan(k, 1), 3);
+    REQUIRE(ordered.ok());
+    const auto held = plan_on_cpu(*ordered);
+    REQUIRE(held.size() == 1);
+    CHECK(held[0].broadcasts.empty() == (k == 1));
+  }
 }
 
 TEST_CASE("an intermediate that is a program output is a region output", "[regions]") {

@@ -5,8 +5,9 @@ For each examples/NAME/NAME.json with inputs/*.npy: `tenact inspect` (text)
 and `--json` must exit 0; the JSON must list one instruction per op of the
 program in order with the op's name, every output named as the program
 names it, every instruction on the CPU engine's host storage, regions only
-of elementwise ops (and splat constants), a 32-hex-digit key digest equal in
-both forms and across runs, and retained bytes that add up. With a second
+of elementwise ops (at least two, or one reading an absorbed broadcast;
+plus splat constants and broadcast_in_dim ops), a 32-hex-digit key digest
+equal in both forms and across runs, and retained bytes that add up. With a second
 engine holding the first input, that input must enter there and move to the
 engine reading it through a host_copy transfer.
 
@@ -73,15 +74,20 @@ def main():
             if ins["engine"] != "cpu" or ins["storage_class"] != "host":
                 fail("instruction %d placed at %s/%s" % (i, ins["engine"], ins["storage_class"]))
         for region in plan["regions"]:
-            compute = [i for i in region["instructions"] if i not in region["splat_constants"]]
-            if len(compute) < 2:
-                fail("region %d has %d compute ops" % (region["index"], len(compute)))
+            absorbed = region["splat_constants"] + region["broadcasts"]
+            compute = [i for i in region["instructions"] if i not in absorbed]
+            if len(compute) < (1 if region["broadcasts"] else 2):
+                fail("region %d has %d compute ops and %d broadcasts"
+                     % (region["index"], len(compute), len(region["broadcasts"])))
             for i in compute:
                 if ops[i]["op"] not in ELEMENTWISE:
                     fail("region %d holds %s" % (region["index"], ops[i]["op"]))
             for i in region["splat_constants"]:
                 if ops[i]["op"] != "constant":
                     fail("region %d splat %d is %s" % (region["index"], i, ops[i]["op"]))
+            for i in region["broadcasts"]:
+                if ops[i]["op"] != "broadcast_in_dim":
+                    fail("region %d broadcast %d is %s" % (region["index"], i, ops[i]["op"]))
             for i in region["instructions"]:
                 if plan["instructions"][i]["region"] != region["index"]:
                     fail("instruction %d does not point back to region %d" % (i, region["index"]))

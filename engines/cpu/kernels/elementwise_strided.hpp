@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/tensor.hpp"
@@ -12,8 +13,9 @@ namespace tenact::cpu {
 
 /// Walks `tensor` in row-major order from a linear element index and copies
 /// elements into dense memory. Not thread-safe (one cursor per worker);
-/// the tensor must outlive it. Cost: O(count) per gather plus O(rank) per
-/// row crossed.
+/// the tensor must outlive it (the cursor reads its shape and strides in
+/// place). Cost: O(count) per gather plus O(rank) per row crossed; no
+/// allocation up to rank kInlineRank.
 class StridedCursor {
  public:
   StridedCursor(const HostTensor& tensor, int64_t linear);
@@ -22,12 +24,17 @@ class StridedCursor {
   /// Precondition: that many elements remain.
   void gather(std::byte* dst, int64_t count);
 
+  static constexpr size_t kInlineRank = 8;
+
  private:
+  int64_t* index() { return shape_.size() <= kInlineRank ? inline_index_ : heap_index_.data(); }
+
   const std::byte* base_;
   size_t element_size_;
-  std::vector<int64_t> shape_;
-  std::vector<int64_t> strides_;
-  std::vector<int64_t> index_;
+  std::span<const int64_t> shape_;
+  std::span<const int64_t> strides_;
+  int64_t inline_index_[kInlineRank] = {};
+  std::vector<int64_t> heap_index_;  // used past kInlineRank axes
   int64_t offset_ = 0;  // elements from base_
 };
 

@@ -1,7 +1,8 @@
 // A planned region's memo (BatchRegion::memo): the CPU engine compiles a
 // region once and later batches of the same region reuse it, also when
 // the region's operands sit at other batch positions; a splat constant
-// kept in the memo is not counted as the engine's memory; RegionMemo
+// kept in the memo is not counted as the engine's memory; a broadcast
+// member is read as a view and its operand checked; RegionMemo
 // keeps the first object per owner.
 #include <catch2/catch.hpp>
 
@@ -90,6 +91,47 @@ TEST_CASE("a region with a memo is compiled once and reused at other batch posit
   // Without a memo every batch compiles its region.
   for (int k = 0; k < 2; ++k) REQUIRE(launch(*engine, region_batch(abc, {0, 1, 2}, nullptr)).ok());
   CHECK(engine->fused_counters().regions_compiled.load() == 3);
+}
+
+TEST_CASE("a region's broadcast member is read as a view, also with a memo, and checks its operand",
+          "[cpu_engine][regions]") {
+  // y = a + broadcast(v) with v of shape [1] (stride 0) and then [kN]
+  // (read in place); an operand of shape [7] cannot broadcast to [kN].
+  BroadcastInDimAttrs to_n;
+  to_n.shape = {DimExpr::constant(kN)};
+  to_n.broadcast_dimensions = {0};
+  auto batch = [&](Tensor a, Tensor v, std::shared_ptr<RegionMemo> memo) {
+    BatchWork w;
+    w.inputs = {std::move(a), std::move(v)};
+    w.ops.push_back({op_of(OpKind::BroadcastInDim, to_n), {BatchRef::input(1)}});
+    w.ops.push_back({op_of(OpKind::Add), {BatchRef::input(0), BatchRef::op(0)}});
+    w.regions.push_back(BatchRegion{0, 2, {BatchRef::op(1)}, std::move(memo)});
+    w.outputs = {BatchRef::op(1)};
+    return w;
+  };
+  auto engine = test_engine(CpuEngineOptions{.threads = 2});
+  const auto abc = operands();
+  auto memo = std::make_shared<RegionMemo>();
+  Tensor one = Tensor::zeros(DType::F32, {1}).value();
+  one.data_as<float>()[0] = 2.5f;
+  auto out = launch(*engine, batch(abc[0], one, memo));
+  REQUIRE(out.ok());
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < kN; ++i)
+    if (out->at(0).data_as<float>()[i] != abc[0].data_as<float>()[i] + 2.5f) ++wrong;
+  CHECK(wrong == 0);
+  out = launch(*engine, batch(abc[0], abc[1], memo));
+  REQUIRE(out.ok());
+  for (int64_t i = 0; i < kN; ++i)
+    if (out->at(0).data_as<float>()[i] != abc[0].data_as<float>()[i] + abc[1].data_as<float>()[i]) ++wrong;
+  CHECK(wrong == 0);
+  CHECK(engine->fused_counters().regions_compiled.load() == 1);
+
+  auto bad = launch(*engine, batch(abc[0], Tensor::zeros(DType::F32, {7}).value(), memo));
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().code() == ErrorCode::InputMismatch);
+  CHECK_THAT(bad.error().message(), Catch::Contains("broadcast_in_dim") &&
+                                        Catch::Contains("operand of shape [7] does not broadcast to [1000]"));
 }
 
 TEST_CASE("a region memo keeps the first object per owner", "[cpu_engine][regions]") {
