@@ -27,6 +27,8 @@ import subprocess
 import sys
 import tempfile
 
+from peer_process import PeerProcess
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WORKLOADS = ["small_1000", "mlp_b4"]
 TARGET = 1.2
@@ -69,31 +71,16 @@ def cli_run_times(args, directory, program_inputs):
 
 class Peer:
     def __init__(self, args):
-        self.proc = subprocess.Popen([args.peer, "--serve", "--threads", str(args.threads)],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-        self.read()
-
-    def read(self):
-        line = self.proc.stdout.readline()
-        if not line:
-            sys.exit("cli_repeat: peer_tenact ended (exit status %d)" % self.proc.wait())
-        msg = json.loads(line)
-        if "error" in msg:
-            sys.exit("cli_repeat: peer_tenact: " + msg["error"])
-        return msg
+        self.peer = PeerProcess(args.peer, args.threads, "cli_repeat")
 
     def run(self, name, runs):
-        self.proc.stdin.write("run %s %d\n" % (name, runs))
-        self.proc.stdin.flush()
-        msg = self.read()
+        msg = self.peer.run(name, runs)
         if msg.get("check") != "ok":
             sys.exit("cli_repeat: peer_tenact's result check for %s: %s" % (name, msg.get("check")))
         return msg["times_s"]
 
     def close(self):
-        self.proc.stdin.write("quit\n")
-        self.proc.stdin.flush()
-        self.proc.wait()
+        self.peer.close()
 
 
 def fmt_us(seconds):

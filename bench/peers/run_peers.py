@@ -20,12 +20,12 @@ Exit status: 0, 1 when peer_tenact fails or finds a wrong result (or a
 peer's sanity check fails), 2 on a bad command line.
 """
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import time
+
+from peer_process import PeerProcess
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -265,37 +265,17 @@ class TenactSide:
     def __init__(self, path, threads):
         if not os.access(path, os.X_OK):
             sys.exit("run_peers: no peer_tenact at %s (build it: cmake --build build --target peer_tenact)" % path)
-        self.proc = subprocess.Popen([path, "--serve", "--threads", str(threads)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, bufsize=1)
-        ready = self._read()
-        self.threads = ready["threads"]
+        self.peer = PeerProcess(path, threads, "run_peers")
+        self.threads = self.peer.ready["threads"]
         self.checks = {}
 
-    def _read(self):
-        line = self.proc.stdout.readline()
-        if not line:
-            rc = self.proc.wait()
-            print("run_peers: peer_tenact ended (exit status %d); its message is above" % rc, file=sys.stderr)
-            sys.exit(1)
-        msg = json.loads(line)
-        if "error" in msg:
-            sys.exit("run_peers: peer_tenact: " + msg["error"])
-        return msg
-
     def run(self, name, reps):
-        self.proc.stdin.write("run %s %d\n" % (name, reps))
-        self.proc.stdin.flush()
-        msg = self._read()
+        msg = self.peer.run(name, reps)
         self.checks[name] = msg["check"]
         return msg["times_s"]
 
     def close(self):
-        try:
-            self.proc.stdin.write("quit\n")
-            self.proc.stdin.flush()
-        except BrokenPipeError:
-            pass
-        self.proc.wait()
+        self.peer.close()
 
 
 # -- the run ----------------------------------------------------------------------
