@@ -82,11 +82,14 @@ struct WorkerPool::Impl {
   /// pool's own threads (a task is running here, so no run() can return)
   /// the threads are detached instead: each holds this state, so the last
   /// one to leave run() frees it.
+  bool runs_here() const {
+    const std::thread::id here = std::this_thread::get_id();
+    return std::any_of(threads.begin(), threads.end(), [&](const std::thread& t) { return t.get_id() == here; });
+  }
+
   void finish() {
     guard.reset();
-    const std::thread::id here = std::this_thread::get_id();
-    const bool on_own_thread =
-        std::any_of(threads.begin(), threads.end(), [&](const std::thread& t) { return t.get_id() == here; });
+    const bool on_own_thread = runs_here();
     for (std::thread& t : threads) {
       if (!t.joinable()) continue;
       if (on_own_thread) t.detach();
@@ -120,6 +123,20 @@ WorkerPool::WorkerPool(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 WorkerPool::~WorkerPool() { impl_->finish(); }
 
 size_t WorkerPool::thread_count() const { return impl_->threads.size(); }
+
+bool WorkerPool::runs_here() const { return impl_->runs_here(); }
+
+void destroy_off_pool(const WorkerPool& pool, const std::function<void()>& destroy) {
+  if (pool.runs_here()) {
+    try {
+      std::thread(destroy).detach();
+      return;
+    } catch (const std::system_error&) {
+      // No thread to be had: destroyed here, the pool detaches its threads.
+    }
+  }
+  destroy();
+}
 
 void WorkerPool::parallel_for(int64_t n, int64_t grain,
                               const std::function<void(int64_t, int64_t)>& fn) {

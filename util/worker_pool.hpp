@@ -58,11 +58,29 @@ class WorkerPool {
   /// Posts a task to run on a pool thread (asynchronous; for engines).
   void post(std::function<void()> task);
 
+  /// Whether the calling thread is one of this pool's threads.
+  bool runs_here() const;
+
  private:
   struct Impl;
   explicit WorkerPool(std::shared_ptr<Impl> impl);
   std::shared_ptr<Impl> impl_;  // shared with its threads (see destruction)
 };
+
+/// Runs `destroy` (the deletion of an object that owns `pool`) on the calling
+/// thread, unless that is one of `pool`'s threads: then on a fresh detached
+/// thread, so that the pool's destructor joins its threads after the work
+/// still queued (which may use the object's other members) instead of
+/// detaching them. If no thread can be started, `destroy` runs here.
+void destroy_off_pool(const WorkerPool& pool, const std::function<void()>& destroy);
+
+/// A shared_ptr owning `object`, which owns `pool`, whose deletion goes
+/// through destroy_off_pool: an engine whose last owner is a callback its
+/// own pool runs is destroyed after its queued work, never during it.
+template <class T>
+std::shared_ptr<T> owned_off_pool(T* object, const WorkerPool& pool) {
+  return std::shared_ptr<T>(object, [at = &pool](T* o) { destroy_off_pool(*at, [o] { delete o; }); });
+}
 
 /// Runs fn over [0, n) on `pool` when it is non-null and n is at least
 /// 2 * grain, serially otherwise. fn is never copied to the heap: the

@@ -15,7 +15,8 @@ Result<std::shared_ptr<CpuEngine>> CpuEngine::create(CpuEngineOptions options) {
   auto pool = WorkerPool::create(options.threads);
   if (!pool.ok()) return pool.error().with_context("CPU engine '" + options.id + "'");
   return guarded("creating CPU engine '" + options.id + "'", [&]() -> Result<std::shared_ptr<CpuEngine>> {
-    return std::make_shared<CpuEngine>(Passkey{}, std::move(options), std::move(*pool));
+    WorkerPool& threads = **pool;
+    return owned_off_pool(new CpuEngine(Passkey{}, std::move(options), std::move(*pool)), threads);
   });
 }
 

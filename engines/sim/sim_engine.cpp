@@ -22,7 +22,9 @@ Result<std::shared_ptr<SimEngine>> SimEngine::create(SimEngineOptions options) {
   auto pool = WorkerPool::create(std::max<uint32_t>(1, spec.host_threads));
   if (!pool.ok()) return pool.error().with_context("sim engine '" + options.device + "'");
   return guarded("creating sim engine '" + options.device + "'", [&]() -> Result<std::shared_ptr<SimEngine>> {
-    return std::make_shared<SimEngine>(Passkey{}, std::move(options), static_cast<size_t>(index), std::move(*pool));
+    WorkerPool& threads = **pool;
+    return owned_off_pool(new SimEngine(Passkey{}, std::move(options), static_cast<size_t>(index), std::move(*pool)),
+                          threads);
   });
 }
 

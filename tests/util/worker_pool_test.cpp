@@ -248,6 +248,31 @@ TEST_CASE("a pool whose last owner lets go in one of its tasks runs what is queu
   }
 }
 
+TEST_CASE("destroy_off_pool runs here, except on one of the pool's threads", "[worker_pool]") {
+  auto pool = test_pool(2);
+  const std::thread::id test_thread = std::this_thread::get_id();
+  std::thread::id ran_on;
+  bool ran_on_pool = true;
+  destroy_off_pool(*pool, [&] {
+    ran_on = std::this_thread::get_id();
+    ran_on_pool = pool->runs_here();
+  });
+  CHECK(ran_on == test_thread);  // synchronous, off the pool
+  CHECK_FALSE(ran_on_pool);
+  CHECK_FALSE(pool->runs_here());
+
+  std::promise<std::pair<bool, bool>> seen;  // (the task on the pool, the destroy on the pool)
+  pool->post([&] {
+    const bool task_on_pool = pool->runs_here();
+    destroy_off_pool(*pool, [&seen, &pool, task_on_pool] { seen.set_value({task_on_pool, pool->runs_here()}); });
+  });
+  auto answer = seen.get_future();
+  REQUIRE(answer.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+  const auto [task_on_pool, destroy_on_pool] = answer.get();
+  CHECK(task_on_pool);
+  CHECK_FALSE(destroy_on_pool);
+}
+
 TEST_CASE("a pool of 0 threads means the hardware concurrency", "[worker_pool]") {
   auto pool_holder = test_pool(0);
   WorkerPool& pool = *pool_holder;

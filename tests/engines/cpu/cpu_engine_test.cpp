@@ -310,3 +310,28 @@ TEST_CASE("an expression that overflows only for some values of its symbols is c
              Catch::StartsWith("guard 'B*4611686018427387904 <= 4611686018427387904': dimension "
                                "expression '4611686018427387904*B' overflows int64 with B=2"));
 }
+
+TEST_CASE("an engine whose last owner lets go in its own pool's task finishes the work queued behind it",
+          "[cpu_engine]") {
+  // The engine's posted work uses the engine through a plain pointer (as
+  // its batches do); the engine must outlive that work, so it is destroyed
+  // off its pool, after the queue drains.
+  for (int round = 0; round < 10; ++round) {
+    auto engine = test_engine(CpuEngineOptions{.threads = 1});
+    CpuEngine* raw = engine.get();
+    std::weak_ptr<CpuEngine> watch = engine;
+    std::promise<void> gate;
+    std::promise<bool> queued_ran;
+    raw->pool().post([held = std::move(engine), open = gate.get_future().share()]() mutable {
+      open.wait();
+      held.reset();  // the last owner
+    });
+    raw->pool().post([raw, &queued_ran] { queued_ran.set_value(raw->memory_stats("host").ok()); });
+    gate.set_value();
+    auto ran = queued_ran.get_future();
+    REQUIRE(ran.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+    CHECK(ran.get());
+    for (int i = 0; i < 2000 && !watch.expired(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    CHECK(watch.expired());
+  }
+}
