@@ -14,6 +14,7 @@
 #include "engines/cpu/kernels/vector_math.hpp"
 #include "engines/cpu/kernels/vector_math_via_f64.hpp"
 #include "tests/engines/cpu/kernel_test_support.hpp"
+#include "tests/sweep_step.hpp"
 
 namespace tenact::cpu {
 namespace {
@@ -38,13 +39,14 @@ uint64_t vmath_sweep(Fn fn, Ref ref, uint32_t step, float lo, float hi, float& w
   for (uint64_t b = 0; b <= 0xffffffffull; b += step) check(std::bit_cast<float>(static_cast<uint32_t>(b)));
   // every float in [lo, hi] near zero is covered by the bit sweep; a dense
   // linear sweep covers the working range
-  for (int i = 0; i <= 2'000'000; ++i) check(lo + (hi - lo) * static_cast<float>(i) / 2e6f);
+  const int points = testing::sweep_points(2'000'000);
+  for (int i = 0; i <= points; ++i) check(lo + (hi - lo) * static_cast<float>(i) / static_cast<float>(points));
   return worst;
 }
 
 TEST_CASE("vectorized f32 exp, log, tanh and logistic stay within their ulp bounds",
           "[elementwise][vector_math]") {
-  constexpr uint32_t kStep = 251;  // 17 million bit patterns per function
+  constexpr uint32_t kStep = testing::sweep_step(251);  // 17 million bit patterns per function (release)
   float at = 0;
   const uint64_t e = vmath_sweep(vmath::exp_f32, [](double x) { return std::exp(x); }, kStep, -104, 89, at);
   INFO("exp worst at " << at);
@@ -101,7 +103,7 @@ TEST_CASE("vectorized f32 sine, cosine, expm1 and log1p stay within 1 ulp",
     uint32_t step;  // of the bit sweep
     float lo, hi;   // of the dense sweep
   };
-  constexpr uint32_t kStep = 251;
+  constexpr uint32_t kStep = testing::sweep_step(251);
   const Case cases[] = {
       {"sin", vmath::sin_f32, [](double x) { return std::sin(x); }, kStep, -1e4f, 1e4f},
       {"cos", vmath::cos_f32, [](double x) { return std::cos(x); }, kStep, -1e4f, 1e4f},

@@ -1,7 +1,8 @@
 // The per-instruction-set copies of the f32 vector-math tile loops (exp,
 // log, tanh, logistic, sine, cosine, expm1, log1p;
 // elementwise_tiles_vmath.hpp): every copy this CPU runs gives the baseline
-// (SSE2) copy's bits on every 193rd f32 bit pattern, the special values and
+// (SSE2) copy's bits on every 193rd f32 bit pattern (sparser under a
+// sanitizer), the special values and
 // every length up to a few vectors (tails, masked epilogues); and the kernel finder hands out the widest copy. The oracle is
 // the baseline copy itself: the contract under test is "same bits at every
 // width", the accuracy of those bits is elementwise_test.cpp's
@@ -17,6 +18,7 @@
 
 #include "engines/cpu/kernels/elementwise_kernels.hpp"
 #include "engines/cpu/kernels/elementwise_tiles_vmath.hpp"
+#include "tests/sweep_step.hpp"
 
 namespace tenact::cpu {
 namespace {
@@ -64,8 +66,9 @@ TEST_CASE("every vector-math copy this CPU runs gives the baseline copy's bits",
       REQUIRE(base != nullptr);
       REQUIRE(wide != nullptr);
       REQUIRE(wide != base);
-      // every 193rd bit pattern, in blocks of 65536 (22 million values)
-      constexpr uint64_t kStep = 193;
+      // every 193rd bit pattern, in blocks of 65536 (22 million values;
+      // sparser under a sanitizer, tests/sweep_step.hpp)
+      constexpr uint64_t kStep = testing::sweep_step(193);
       constexpr size_t kBlock = 65536;
       std::vector<float> x(kBlock);
       int64_t differ = 0;
