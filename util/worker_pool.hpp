@@ -21,7 +21,10 @@
 //   an engine can be a callback that a pool task runs. A thread cannot wait
 //   for itself, and the others cannot finish while it runs a task, so then
 //   the threads are detached: they run what is queued and exit, and the
-//   last of them frees the pool's state. Never an abort.
+//   last of them frees the pool's state. Never an abort. Objects that own
+//   a pool and whose queued work uses them (the engines) are held through
+//   owned_off_pool, so that they are never destroyed on their pool's
+//   threads in the first place.
 // - OpenBLAS runs its own threads; the pool and OpenBLAS together must not
 //   oversubscribe the cores (see set_blas_threads in dot_general.cpp).
 #pragma once
