@@ -327,11 +327,17 @@ TEST_CASE("an engine whose last owner lets go in its own pool's task finishes th
       held.reset();  // the last owner
     });
     raw->pool().post([raw, &queued_ran] { queued_ran.set_value(raw->memory_stats("host").ok()); });
+    // The last task: its token goes when the pool has run it, i.e. while the
+    // engine's destructor joins its pool, just before the engine is freed.
+    auto token = std::make_shared<int>(0);
+    std::weak_ptr<int> drained = token;
+    raw->pool().post([token = std::move(token)] {});
     gate.set_value();
     auto ran = queued_ran.get_future();
     REQUIRE(ran.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
     CHECK(ran.get());
-    for (int i = 0; i < 2000 && !watch.expired(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    for (int i = 0; i < 4000 && !drained.expired(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    CHECK(drained.expired());
     CHECK(watch.expired());
   }
 }
