@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "engines/cpu/kernels/dtype_dispatch.hpp"
+#include "engines/cpu/kernels/layout_strided_copy.hpp"
 
 namespace tenact::cpu {
 
@@ -38,7 +39,7 @@ void StridedCursor::gather(std::byte* dst, int64_t count) {
     if (step == 1) {  // a contiguous row (a broadcast along outer axes)
       std::memcpy(dst, from, static_cast<size_t>(run) * element_size_);
     } else if (step == 0) {  // one element along the row
-      for (int64_t i = 0; i < run; ++i) std::memcpy(dst + static_cast<size_t>(i) * element_size_, from, element_size_);
+      fill_elements(dst, run, from, element_size_, nullptr);
     } else {
       auto copy_run = [&](auto tag) {
         using Word = typename decltype(tag)::type;
