@@ -111,7 +111,7 @@ void Runtime::Impl::work_finished() {
   if (--work_in_flight_ == 0) work_cv_.notify_all();
 }
 
-std::pair<RuntimeConfigPtr, EngineLookup> Runtime::Impl::snapshot() const {
+Runtime::Impl::Snapshot Runtime::Impl::snapshot() const {
   std::lock_guard lock(mutex);
   auto objects = std::make_shared<std::map<std::string, std::shared_ptr<Engine>, std::less<>>>();
   for (const auto& [id, slot] : engines) objects->emplace(id, slot.engine);
@@ -284,7 +284,10 @@ void Runtime::prepare(std::shared_ptr<const SemanticProgram> program, std::vecto
       t_prepare_from_memo = false;
       return;
     }
-  auto [config, engines] = rt.snapshot();
+  // A named reference, not a structured binding: lambdas below capture it,
+  // which clang 14 (the sanitizer builds' compiler) does not allow.
+  auto snapshot = rt.snapshot();
+  const RuntimeConfigPtr& config = snapshot.config;
   const MemoStamp stamp{config->epoch(), rt.cache_generation.load(std::memory_order_acquire)};
   // The caller's thread resolves the context: the facade's largest
   // allocations, so running out of memory here answers with an error.
@@ -299,7 +302,7 @@ void Runtime::prepare(std::shared_ptr<const SemanticProgram> program, std::vecto
   job->walk.context = std::make_shared<const PreparationContext>(std::move(*context));
   job->walk.state = std::move(*state);
   job->cache_in_flight = options.cache_in_flight;
-  job->engines = std::move(engines);
+  job->engines = std::move(snapshot.engines);
   job->walk.inputs = inputs;
   if (options.cache_in_flight)
     job->memo = PrepareJob::MemoRequest{program, std::move(inputs), options_text, stamp};

@@ -112,7 +112,11 @@ void Runtime::run_op(std::string family, std::string attributes_json, std::vecto
                      std::string engine, ExecuteCallback done) {
   Impl& rt = *impl_;
   if (rt.closing) return done(rt.refusal("run_op"));
-  auto [config, engines] = rt.snapshot();
+  // Named references, not a structured binding: the lambdas below capture
+  // them, which clang 14 (the sanitizer builds' compiler) does not allow.
+  const auto snapshot = rt.snapshot();
+  const RuntimeConfigPtr& config = snapshot.config;
+  const EngineLookup& engines = snapshot.engines;
   auto op = guarded("run_op", [&] { return eager_op(*config, std::move(family), attributes_json, inputs, engine); });
   if (!op.ok()) return done(op.error());
   auto answer = guarded("run_op", [&] {

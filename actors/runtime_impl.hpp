@@ -122,8 +122,12 @@ struct Runtime::Impl {
   void work_finished();
 
   /// The current configuration and an engine lookup over the current
-  /// engine objects (a consistent pair).
-  std::pair<RuntimeConfigPtr, EngineLookup> snapshot() const;
+  /// engine objects, taken together under the runtime's mutex.
+  struct Snapshot {
+    RuntimeConfigPtr config;
+    EngineLookup engines;
+  };
+  Snapshot snapshot() const;
   /// The current configuration snapshot.
   RuntimeConfigPtr current_config() const;
   /// The engine actor of `id` (invalid handle when none).
