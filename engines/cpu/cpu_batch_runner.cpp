@@ -194,8 +194,8 @@ class BatchRunner {
   }
 
   /// The operand of an absorbed broadcast as a view of its result shape.
-  /// Errors: InputMismatch (naming the broadcast) when the operand does not
-  /// broadcast to it; those of evaluating a symbolic shape.
+  /// Errors (naming the broadcast): broadcast_source_strides's when the
+  /// operand does not broadcast to it; those of evaluating a symbolic shape.
   Result<HostTensor> broadcast_input(const BatchRegion& region, const CompiledRegion::Input& in) const {
     const BroadcastView& view = *in.broadcast;
     const HostTensor& x = value(work_.ops[region.first + in.op].operands[0]);
@@ -210,16 +210,8 @@ class BatchRunner {
         shape.push_back(*v);
       }
     }
-    bool fits = x.rank() == view.dims.size();
-    for (size_t i = 0; fits && i < view.dims.size(); ++i) {
-      const int64_t to = view.dims[i];
-      fits = to >= 0 && static_cast<size_t>(to) < shape.size() &&
-             (x.shape()[i] == 1 || x.shape()[i] == shape[static_cast<size_t>(to)]);
-    }
-    if (!fits)
-      return Error{ErrorCode::InputMismatch, describe(work_, region.first + in.op) + ": operand of shape " +
-                                                 support::dims_text(x.shape()) + " does not broadcast to " +
-                                                 support::dims_text(shape)};
+    auto checked = support::broadcast_source_strides(x.shape(), x.strides(), shape, view.dims);
+    if (!checked.ok()) return checked.error().with_context(describe(work_, region.first + in.op));
     return x.broadcast_view(std::move(shape), view.dims);
   }
 

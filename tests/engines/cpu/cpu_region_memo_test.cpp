@@ -131,7 +131,7 @@ TEST_CASE("a region's broadcast member is read as a view, also with a memo, and 
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().code() == ErrorCode::InputMismatch);
   CHECK_THAT(bad.error().message(), Catch::Contains("broadcast_in_dim") &&
-                                        Catch::Contains("operand of shape [7] does not broadcast to [1000]"));
+                                        Catch::Contains("operand axis 0 of extent 7 cannot broadcast to result axis 0 of extent 1000"));
 }
 
 TEST_CASE("a region memo keeps the first object per owner", "[cpu_engine][regions]") {
