@@ -194,7 +194,7 @@ class BatchRunner {
   }
 
   /// The operand of an absorbed broadcast as a view of its result shape.
-  /// Errors (naming the broadcast): broadcast_source_strides's when the
+  /// Errors (naming the broadcast): check_broadcast_operand's when the
   /// operand does not broadcast to it; those of evaluating a symbolic shape.
   Result<HostTensor> broadcast_input(const BatchRegion& region, const CompiledRegion::Input& in) const {
     const BroadcastView& view = *in.broadcast;
@@ -210,8 +210,8 @@ class BatchRunner {
         shape.push_back(*v);
       }
     }
-    auto checked = support::broadcast_source_strides(x.shape(), x.strides(), shape, view.dims);
-    if (!checked.ok()) return checked.error().with_context(describe(work_, region.first + in.op));
+    if (Status fits = support::check_broadcast_operand(x.shape(), shape, view.dims); !fits.ok())
+      return fits.error().with_context(describe(work_, region.first + in.op));
     return x.broadcast_view(std::move(shape), view.dims);
   }
 

@@ -19,26 +19,25 @@
 
 namespace tenact::cpu {
 
-Result<std::vector<int64_t>> support::broadcast_source_strides(std::span<const int64_t> x_shape,
-                                                               std::span<const int64_t> x_strides,
-                                                               std::span<const int64_t> shape,
-                                                               std::span<const int64_t> dims) {
-  if (dims.size() != x_shape.size() || x_strides.size() != x_shape.size() || !valid_axes(dims, shape.size()))
+Status support::check_broadcast_operand(std::span<const int64_t> x_shape, std::span<const int64_t> shape,
+                                        std::span<const int64_t> dims) {
+  bool mapped = dims.size() == x_shape.size();
+  for (size_t i = 0; mapped && i < dims.size(); ++i) {  // in range and distinct (ranks are small)
+    mapped = dims[i] >= 0 && static_cast<uint64_t>(dims[i]) < shape.size();
+    for (size_t j = 0; mapped && j < i; ++j) mapped = dims[j] != dims[i];
+  }
+  if (!mapped)
     return Error{ErrorCode::InvalidAttribute, "broadcast_dimensions " + dims_text(dims) +
                                                   " do not map the operand's " + std::to_string(x_shape.size()) +
                                                   " axes to distinct axes of the result " + dims_text(shape)};
-  std::vector<int64_t> src_strides(shape.size(), 0);
   for (size_t i = 0; i < dims.size(); ++i) {
     const auto to = static_cast<size_t>(dims[i]);
-    if (x_shape[i] == shape[to]) {
-      src_strides[to] = x_strides[i];
-    } else if (x_shape[i] != 1) {
+    if (x_shape[i] != shape[to] && x_shape[i] != 1)
       return Error{ErrorCode::InputMismatch, "operand axis " + std::to_string(i) + " of extent " +
                                                  std::to_string(x_shape[i]) + " cannot broadcast to result axis " +
                                                  std::to_string(to) + " of extent " + std::to_string(shape[to])};
-    }
   }
-  return src_strides;
+  return ok_status();
 }
 
 namespace {
@@ -112,9 +111,10 @@ Result<std::pair<std::vector<int64_t>, std::vector<int64_t>>> broadcast_geometry
                                                                                 const BroadcastInDimAttrs& attrs,
                                                                                 const HostTensor& x) {
   TENACT_ASSIGN_OR_RETURN(auto shape, eval_shape(call, attrs.shape, "shape"));
-  auto src_strides = broadcast_source_strides(x.shape(), x.strides(), shape, attrs.broadcast_dimensions);
-  if (!src_strides.ok()) return src_strides.error().with_context(op_name(call));
-  return std::pair{std::move(shape), std::move(*src_strides)};
+  if (Status fits = check_broadcast_operand(x.shape(), shape, attrs.broadcast_dimensions); !fits.ok())
+    return fits.error().with_context(op_name(call));
+  std::vector<int64_t> src_strides = x.broadcast_view(shape, attrs.broadcast_dimensions).strides();
+  return std::pair{std::move(shape), std::move(src_strides)};
 }
 
 Result<Outputs> run_broadcast_in_dim(const KernelCall& call) {

@@ -151,17 +151,15 @@ inline bool valid_axes(std::span<const int64_t> axes, size_t rank) {
   return true;
 }
 
-/// How broadcast_in_dim reads an operand of `x_shape` and `x_strides` into
-/// a result of `shape` along `dims`: per result axis, the operand's stride
-/// on the axis mapped there with the same extent, 0 where the operand has
-/// extent 1 or no axis. Errors (messages name no op: callers add it):
-/// InvalidAttribute when `dims` does not map the operand's axes to
-/// distinct axes of `shape`; InputMismatch when an operand extent is
-/// neither the result's nor 1. Defined in layout.cpp.
-Result<std::vector<int64_t>> broadcast_source_strides(std::span<const int64_t> x_shape,
-                                                      std::span<const int64_t> x_strides,
-                                                      std::span<const int64_t> shape,
-                                                      std::span<const int64_t> dims);
+/// Whether an operand of `x_shape` broadcasts to `shape` along `dims`
+/// (broadcast_in_dim's rule; Tensor::broadcast_view then reads it).
+/// Errors (messages name no op: callers add it): InvalidAttribute when
+/// `dims` does not map the operand's axes to distinct axes of `shape`;
+/// InputMismatch when an operand extent is neither the result's nor 1.
+/// No allocation unless it fails (a region checks each run). Defined in
+/// layout.cpp.
+Status check_broadcast_operand(std::span<const int64_t> x_shape, std::span<const int64_t> shape,
+                               std::span<const int64_t> dims);
 
 /// Reads one integer element of `dtype` as int64; unsigned values above
 /// INT64_MAX saturate to INT64_MAX. Precondition: is_integer(dtype).

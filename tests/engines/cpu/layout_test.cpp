@@ -471,31 +471,23 @@ TEST_CASE("layout kernels report run-time mismatches as errors", "[layout]") {
   CHECK(wrong_arity.error().code() == ErrorCode::InputMismatch);
 }
 
-TEST_CASE("broadcast_source_strides: the operand's strides on mapped axes of equal extent, else 0 or an error",
+TEST_CASE("check_broadcast_operand: extents equal or 1 on distinct mapped axes, else an error naming the axis",
           "[layout]") {
-  using support::broadcast_source_strides;
+  using support::check_broadcast_operand;
   using V = std::vector<int64_t>;
-  // Operand [3, 1] (strides [1, 1]) onto [2, 3, 4] along dims {1, 2}:
-  // axis 0 (3) reads stride 1 on result axis 1; axis 1 (extent 1) and the
-  // unmapped result axis 0 read stride 0.
-  auto strides = broadcast_source_strides(V{3, 1}, V{1, 1}, V{2, 3, 4}, V{1, 2});
-  REQUIRE(strides.ok());
-  CHECK(*strides == V{0, 1, 0});
-  // A transposing map: operand [4, 3] (strides [3, 1]) onto [3, 4] along {1, 0}.
-  strides = broadcast_source_strides(V{4, 3}, V{3, 1}, V{3, 4}, V{1, 0});
-  REQUIRE(strides.ok());
-  CHECK(*strides == V{1, 3});
-  // Rank 0 onto anything: every stride 0.
-  strides = broadcast_source_strides(V{}, V{}, V{5, 2}, V{});
-  REQUIRE(strides.ok());
-  CHECK(*strides == V{0, 0});
+  CHECK(check_broadcast_operand(V{3, 1}, V{2, 3, 4}, V{1, 2}).ok());  // extent 1 onto 4
+  CHECK(check_broadcast_operand(V{4, 3}, V{3, 4}, V{1, 0}).ok());     // transposing map
+  CHECK(check_broadcast_operand(V{}, V{5, 2}, V{}).ok());             // rank 0 onto anything
 
-  auto wrong_extent = broadcast_source_strides(V{7}, V{1}, V{1000}, V{0});
+  auto wrong_extent = check_broadcast_operand(V{7}, V{1000}, V{0});
   REQUIRE_FALSE(wrong_extent.ok());
   CHECK(wrong_extent.error().code() == ErrorCode::InputMismatch);
   CHECK(wrong_extent.error().message() == "operand axis 0 of extent 7 cannot broadcast to result axis 0 of extent 1000");
-  for (const V& dims : {V{0, 0}, V{0, 2}, V{-1, 1}, V{0}}) {
-    auto bad_dims = broadcast_source_strides(V{2, 3}, V{3, 1}, V{2, 3}, dims);
+  auto second_axis = check_broadcast_operand(V{2, 3}, V{2, 4}, V{0, 1});
+  REQUIRE_FALSE(second_axis.ok());
+  CHECK(second_axis.error().message() == "operand axis 1 of extent 3 cannot broadcast to result axis 1 of extent 4");
+  for (const V& dims : {V{0, 0}, V{0, 2}, V{-1, 1}, V{0}, V{0, 1, 1}}) {
+    auto bad_dims = check_broadcast_operand(V{2, 3}, V{2, 3}, dims);
     REQUIRE_FALSE(bad_dims.ok());
     CHECK(bad_dims.error().code() == ErrorCode::InvalidAttribute);
     CHECK_THAT(bad_dims.error().message(), Catch::Contains("do not map the operand's 2 axes to distinct axes of the "
