@@ -270,19 +270,45 @@ HostTensor HostTensor::transposed(std::span<const int64_t> permutation) const {
   return t;
 }
 
-HostTensor HostTensor::broadcast_view(std::vector<int64_t> shape,
-                                      std::span<const int64_t> dims) const {
+HostTensor HostTensor::broadcast_view(std::span<const int64_t> shape, std::span<const int64_t> dims) const {
   HostTensor t;
   t.buffer_ = buffer_;
   t.dtype_ = dtype_;
   t.offset_ = offset_;
-  std::vector<int64_t> strides(shape.size(), 0);
+  // The strides on the stack up to rank 8 (a region reads its absorbed
+  // broadcasts through such a view on every run).
+  constexpr size_t kInlineRank = 8;
+  std::array<int64_t, kInlineRank> inline_strides{};
+  std::vector<int64_t> many;
+  std::span<int64_t> strides{inline_strides.data(), std::min(shape.size(), kInlineRank)};
+  if (shape.size() > kInlineRank) {
+    many.assign(shape.size(), 0);
+    strides = many;
+  }
   for (size_t i = 0; i < dims.size(); ++i) {
     const auto out_axis = static_cast<size_t>(dims[i]);
     if (this->shape()[i] == shape[out_axis]) strides[out_axis] = this->strides()[i];
   }
-  t.set_layout(std::move(shape), std::move(strides));
+  t.layout_ = strided_layout(shape, strides);
   return t;
+}
+
+std::shared_ptr<const HostTensor::Layout> HostTensor::strided_layout(std::span<const int64_t> shape,
+                                                                     std::span<const int64_t> strides) {
+  if (shape.empty()) return nullptr;
+  // As row_major_layout's cache, smaller, keyed by shape and strides.
+  constexpr size_t kRecent = 4;
+  thread_local std::array<std::shared_ptr<const Layout>, kRecent> recent;
+  thread_local size_t next = 0;  // the slot the next new layout takes
+  auto same = [](const std::vector<int64_t>& a, std::span<const int64_t> b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+  };
+  for (const auto& layout : recent)
+    if (layout && same(layout->shape, shape) && same(layout->strides, strides)) return layout;
+  auto made = std::make_shared<const Layout>(Layout{std::vector<int64_t>(shape.begin(), shape.end()),
+                                                    std::vector<int64_t>(strides.begin(), strides.end())});
+  recent[next++ % kRecent] = made;
+  return made;
 }
 
 HostTensor HostTensor::sliced(std::span<const int64_t> start, std::span<const int64_t> limit,

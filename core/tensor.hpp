@@ -78,8 +78,14 @@ class Tensor {
 
   // -- views (no copy) ---------------------------------------------------------
   Tensor transposed(std::span<const int64_t> permutation) const;
-  /// Broadcast to `shape`, `dims[i]` naming the result axis of input axis i.
-  Tensor broadcast_view(std::vector<int64_t> shape, std::span<const int64_t> dims) const;
+  /// Broadcast to `shape`, `dims[i]` naming the result axis of input axis i
+  /// (unchecked: the caller has checked that the operand broadcasts). A
+  /// view made again on this thread with the same shape and strides shares
+  /// the layout made before (no allocation; see strided_layout).
+  Tensor broadcast_view(std::span<const int64_t> shape, std::span<const int64_t> dims) const;
+  Tensor broadcast_view(const std::vector<int64_t>& shape, std::span<const int64_t> dims) const {
+    return broadcast_view(std::span<const int64_t>(shape), dims);
+  }
   /// Strided slice [start, limit) with step `step` per axis (all valid).
   Tensor sliced(std::span<const int64_t> start, std::span<const int64_t> limit,
                     std::span<const int64_t> step) const;
@@ -113,6 +119,10 @@ class Tensor {
   /// made recently for the same shape, else a new one. Cost: a few shape
   /// compares; allocations only on a miss.
   static std::shared_ptr<const Layout> row_major_layout(std::span<const int64_t> shape);
+  /// The layout of `shape` and `strides` (null for rank 0): one of the few
+  /// this thread made last with both the same, else a new one.
+  static std::shared_ptr<const Layout> strided_layout(std::span<const int64_t> shape,
+                                                      std::span<const int64_t> strides);
 
   std::shared_ptr<Buffer> buffer_;
   std::shared_ptr<const Layout> layout_;

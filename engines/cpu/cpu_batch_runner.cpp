@@ -199,20 +199,19 @@ class BatchRunner {
   Result<HostTensor> broadcast_input(const BatchRegion& region, const CompiledRegion::Input& in) const {
     const BroadcastView& view = *in.broadcast;
     const HostTensor& x = value(work_.ops[region.first + in.op].operands[0]);
-    std::vector<int64_t> shape;
-    if (view.shape) {
-      shape = *view.shape;
-    } else {
-      shape.reserve(view.exprs.size());
+    std::vector<int64_t> evaluated;  // a symbolic shape's extents this run
+    if (!view.shape) {
+      evaluated.reserve(view.exprs.size());
       for (const DimExpr& e : view.exprs) {
         auto v = e.evaluate(work_.symbols);
         if (!v.ok()) return std::move(v).error().with_context(describe(work_, region.first + in.op));
-        shape.push_back(*v);
+        evaluated.push_back(*v);
       }
     }
+    const std::span<const int64_t> shape = view.shape ? std::span<const int64_t>(*view.shape) : evaluated;
     if (Status fits = support::check_broadcast_operand(x.shape(), shape, view.dims); !fits.ok())
       return fits.error().with_context(describe(work_, region.first + in.op));
-    return x.broadcast_view(std::move(shape), view.dims);
+    return x.broadcast_view(shape, view.dims);
   }
 
   /// The first (member op, operand) of `region` that reads value `id`.

@@ -302,6 +302,26 @@ TEST_CASE("broadcast_view uses stride 0 on new and stretched axes", "[tensor]") 
   CHECK(elements(e) == std::vector<float>{7, 7, 7, 7});
 }
 
+TEST_CASE("broadcast views of one shape and strides share a layout, others and rank 9 get their own", "[tensor]") {
+  HostTensor row = f32_tensor({3}, {1, 2, 3});
+  const std::vector<int64_t> onto_cols{1}, onto_rows{0};
+  const std::vector<int64_t> wide{2, 3}, tall{3, 2};
+  HostTensor a = row.broadcast_view(std::span<const int64_t>(wide), onto_cols);
+  HostTensor b = row.broadcast_view(std::span<const int64_t>(wide), onto_cols);
+  CHECK(a.strides().data() == b.strides().data());  // the same layout object: none allocated for b
+  HostTensor c = row.broadcast_view(std::span<const int64_t>(tall), onto_rows);
+  CHECK(c.strides() == std::vector<int64_t>{1, 0});
+  CHECK(elements(c) == std::vector<float>{1, 1, 2, 2, 3, 3});
+  CHECK(elements(a) == std::vector<float>{1, 2, 3, 1, 2, 3});  // unchanged by the views made after it
+
+  // Rank 9 (past the strides kept on the stack): axis 0 onto result axis 8.
+  const std::vector<int64_t> nine{1, 1, 1, 1, 1, 1, 1, 2, 3};
+  const std::vector<int64_t> last{8};
+  HostTensor d = row.broadcast_view(nine, last);
+  CHECK(d.strides() == std::vector<int64_t>{0, 0, 0, 0, 0, 0, 0, 0, 1});
+  CHECK(elements(d) == std::vector<float>{1, 2, 3, 1, 2, 3});
+}
+
 TEST_CASE("sliced takes start up to limit with a step on every axis", "[tensor]") {
   HostTensor t = f32_tensor({10}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
   auto slice1 = [&](const HostTensor& x, int64_t s, int64_t l, int64_t st) {
