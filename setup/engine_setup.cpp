@@ -5,6 +5,7 @@
 #include <set>
 
 #include "engines/sim/sim_links.hpp"
+#include "setup/cuda_engine_setup.hpp"
 
 namespace tenact::setup {
 
@@ -44,8 +45,10 @@ Result<std::vector<EngineSpec>> parse_engine_list(std::string_view list) {
       spec.kind = EngineSpec::Kind::Cpu;
     } else if (index_after(entry, "sim:")) {
       spec.kind = EngineSpec::Kind::Sim;
+    } else if (index_after(entry, "cuda:")) {
+      spec.kind = EngineSpec::Kind::Cuda;
     } else {
-      return bad_entry(list, entry, "is not cpu, cpu:N or sim:N (N a number below 65536, no leading zeros)");
+      return bad_entry(list, entry, "is not cpu, cpu:N, sim:N or cuda:N (N a number below 65536, no leading zeros)");
     }
     spec.id = std::string{entry};
     if (!seen.insert(spec.id).second) return bad_entry(list, entry, "is listed twice");
@@ -58,6 +61,8 @@ Result<std::vector<EngineSpec>> parse_engine_list(std::string_view list) {
 
 Result<RegisteredEngines> make_engines(std::span<const EngineSpec> engines, const EngineSetupOptions& options) {
   if (engines.empty()) return Error{ErrorCode::InvalidAttribute, "no engines to register"};
+  for (const EngineSpec& e : engines)
+    if (e.kind == EngineSpec::Kind::Cuda) return cuda_engine_unavailable(e.id, *index_after(e.id, "cuda:"));
   RegisteredEngines made;
   std::optional<uint32_t> highest_sim;
   for (const EngineSpec& e : engines)
@@ -80,7 +85,7 @@ Result<RegisteredEngines> make_engines(std::span<const EngineSpec> engines, cons
       TENACT_ASSIGN_OR_RETURN(auto created, cpu::CpuEngine::create(std::move(o)));
       made.cpus[e.id] = created;
       made.engines.push_back(std::move(created));
-    } else {
+    } else if (e.kind == EngineSpec::Kind::Sim) {
       if (made.world->device_index(e.id) < 0)
         return Error{ErrorCode::InvalidAttribute,
                      "platform '" + made.world->platform().name + "' has no device '" + e.id + "'"};

@@ -1,5 +1,5 @@
 // Builds the engines a command line or a test names ("cpu", "cpu:N",
-// "sim:N") and registers them with a Runtime, in that preference order,
+// "sim:N", "cuda:N") and registers them with a Runtime, in that preference order,
 // with the transfer providers and routes that join them: what `tenact run
 // --engines LIST [--platform FILE]` does. Above actors/ and the engines
 // (it is the one place that knows both); nothing below it includes it.
@@ -25,16 +25,16 @@ namespace tenact::setup {
 
 /// One entry of an engine list.
 struct EngineSpec {
-  enum class Kind : uint8_t { Cpu, Sim };
+  enum class Kind : uint8_t { Cpu, Sim, Cuda };
   Kind kind = Kind::Cpu;
-  /// "cpu", "cpu:1", "sim:0".
+  /// "cpu", "cpu:1", "sim:0", "cuda:0".
   std::string id;
   friend bool operator==(const EngineSpec&, const EngineSpec&) = default;
 };
 
 /// Parses "cpu,sim:0,sim:1" (entries separated by commas, no spaces):
-/// "cpu", "cpu:N" and "sim:N" with N a decimal number below 65,536 without
-/// leading zeros. Errors: InvalidAttribute naming the entry that is empty,
+/// "cpu", "cpu:N", "sim:N" and "cuda:N" with N a decimal number below
+/// 65,536 without leading zeros. Errors: InvalidAttribute naming the entry that is empty,
 /// of an unknown kind, malformed or repeated.
 Result<std::vector<EngineSpec>> parse_engine_list(std::string_view list);
 
@@ -73,7 +73,9 @@ Result<RegisteredEngines> make_engines(std::span<const EngineSpec> engines, cons
 /// engine's host memory, and unowned host memory) and the listed devices,
 /// and between listed devices, wherever the platform has a link. Errors:
 /// InvalidAttribute for an empty list or a sim id the platform lacks
-/// (naming both); the engines' and the runtime's errors.
+/// (naming both); for a cuda:N entry, cuda_engine_unavailable's
+/// (cuda_engine_setup.hpp: the CUDA engine runs no programs yet); the
+/// engines' and the runtime's errors.
 Result<RegisteredEngines> register_engines(Runtime& runtime, std::span<const EngineSpec> engines,
                                            const EngineSetupOptions& options = {});
 

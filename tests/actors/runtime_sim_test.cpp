@@ -203,13 +203,15 @@ TEST_CASE("the same program, platform and seed give the same virtual times in 20
   }
 }
 
-TEST_CASE("engine lists: cpu, cpu:N and sim:N, each once", "[sim][setup]") {
-  auto ok = setup::parse_engine_list("cpu,sim:0,cpu:2,sim:13");
+TEST_CASE("engine lists: cpu, cpu:N, sim:N and cuda:N, each once", "[sim][setup]") {
+  auto ok = setup::parse_engine_list("cpu,sim:0,cpu:2,sim:13,cuda:1");
   REQUIRE(ok.ok());
-  REQUIRE(ok->size() == 4);
+  REQUIRE(ok->size() == 5);
   CHECK((*ok)[1] == setup::EngineSpec{setup::EngineSpec::Kind::Sim, "sim:0"});
   CHECK((*ok)[2] == setup::EngineSpec{setup::EngineSpec::Kind::Cpu, "cpu:2"});
-  for (const char* bad : {"", "cpu,", "gpu:0", "sim:", "sim:01", "sim:x", "sim:65536", "cpu,cpu", " sim:0"}) {
+  CHECK((*ok)[4] == setup::EngineSpec{setup::EngineSpec::Kind::Cuda, "cuda:1"});
+  for (const char* bad : {"", "cpu,", "gpu:0", "sim:", "sim:01", "sim:x", "sim:65536", "cpu,cpu", " sim:0", "cuda",
+                          "cuda:", "cuda:00", "cuda:-1", "cuda:0,cuda:0"}) {
     auto r = setup::parse_engine_list(bad);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code() == ErrorCode::InvalidAttribute);
@@ -223,6 +225,25 @@ TEST_CASE("engine lists: cpu, cpu:N and sim:N, each once", "[sim][setup]") {
   auto missing = setup::register_engines(runtime, listed, options);
   REQUIRE_FALSE(missing.ok());
   CHECK_THAT(missing.error().message(), Catch::Contains("has no device 'sim:3'"));
+}
+
+TEST_CASE("a listed cuda:N engine is refused before any engine is made, naming it and why", "[setup]") {
+  // The CUDA engine runs no programs yet: whatever the build and machine,
+  // the list is refused with the reason (no CUDA engine in this build, no
+  // CUDA device, an ordinal past the devices, or the engine not there yet).
+  auto made = setup::make_engines(setup::parse_engine_list("cpu,cuda:7").value());
+  REQUIRE_FALSE(made.ok());
+  CHECK((made.error().code() == ErrorCode::Unsupported || made.error().code() == ErrorCode::InvalidAttribute));
+  CHECK_THAT(made.error().message(), Catch::StartsWith("engine 'cuda:7'"));
+  const std::string& why = made.error().message();
+  const bool named_reason = why.find("this build has no CUDA engine") != std::string::npos ||
+                            why.find("no CUDA device (") != std::string::npos ||
+                            why.find("this machine has ") != std::string::npos;
+  CHECK(named_reason);
+  Runtime runtime;
+  auto registered = setup::register_engines(runtime, setup::parse_engine_list("cpu,cuda:0").value());
+  REQUIRE_FALSE(registered.ok());
+  CHECK_THAT(registered.error().message(), Catch::StartsWith("engine 'cuda:0'"));
 }
 
 namespace {
