@@ -668,20 +668,27 @@ Result<std::vector<Tensor>> Runtime::run_sync(std::shared_ptr<const SemanticProg
     return Error{ErrorCode::InvalidAttribute,
                  "run_sync called on a runtime thread, where waiting would block what answers it; use run() with "
                  "a callback there"};
+  // The caller-thread path answers before try_run_inline returns, so its
+  // answer lives here: the callback holds a pointer (stored inside the
+  // std::function, no allocation) and nothing waits.
+  std::optional<Result<std::vector<Tensor>>> answered_here;
+  ExecuteCallback here = [&answered_here](Result<std::vector<Tensor>> r) { answered_here.emplace(std::move(r)); };
+  if (try_run_inline(*impl_, program, inputs, options, here, stats)) return std::move(*answered_here);
   // Written by whoever answers, read here once `done` says so (the release
-  // store orders the answer before it).
+  // store orders the answer before it); shared, as the answering thread
+  // still touches `done` after the store.
   struct Answer {
     std::optional<Result<std::vector<Tensor>>> result;
     std::atomic<bool> done{false};
   };
   auto answer = std::make_shared<Answer>();
-  run(std::move(program), std::move(inputs), std::move(options),
-      [answer](Result<std::vector<Tensor>> r) {
-        answer->result.emplace(std::move(r));
-        answer->done.store(true, std::memory_order_release);
-        answer->done.notify_one();
-      },
-      stats);
+  run_retrying(std::move(program), std::move(inputs), std::move(options),
+               [answer](Result<std::vector<Tensor>> r) {
+                 answer->result.emplace(std::move(r));
+                 answer->done.store(true, std::memory_order_release);
+                 answer->done.notify_one();
+               },
+               stats, impl_->options.engine_down_retries);
   answer->done.wait(false, std::memory_order_acquire);
   return std::move(*answer->result);
 }

@@ -111,15 +111,80 @@ void host_heap_release(std::byte* address, size_t bytes) noexcept {
 
 // -- Buffer -------------------------------------------------------------------
 
+namespace {
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TENACT_RECYCLES_DESCRIPTORS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TENACT_RECYCLES_DESCRIPTORS 0
+#endif
+#endif
+#ifndef TENACT_RECYCLES_DESCRIPTORS
+#define TENACT_RECYCLES_DESCRIPTORS 1
+#endif
+
+/// The allocator of buffer descriptors (a Buffer with its shared count,
+/// made by allocate_shared: one type, one size). A descriptor freed on a
+/// thread is kept in that thread's short list and handed to the thread's
+/// next buffer, so a program run again and again on one thread makes its
+/// result buffers without a heap allocation. Per thread, at most
+/// kKeptDescriptors blocks are kept; the rest, and everything freed while
+/// the thread exits, go back to the heap. Not under AddressSanitizer (a
+/// recycled block would hide a use after free).
+template <class T>
+struct DescriptorAllocator {
+  using value_type = T;
+  static constexpr size_t kKeptDescriptors = 32;
+
+  /// Trivially destructible, so it stays usable while the thread's other
+  /// thread_locals are destroyed (the reaper closes it first).
+  struct Kept {
+    void* blocks[kKeptDescriptors];
+    size_t count;
+    bool closed;
+  };
+  /// Frees what its thread keeps when the thread exits.
+  struct Reaper {
+    ~Reaper() {
+      for (size_t i = 0; i < kept.count; ++i) ::operator delete(kept.blocks[i]);
+      kept.count = 0;
+      kept.closed = true;
+    }
+  };
+  static thread_local constinit inline Kept kept{};
+  static thread_local inline Reaper reaper;
+
+  DescriptorAllocator() = default;
+  template <class U>
+  DescriptorAllocator(const DescriptorAllocator<U>&) noexcept {}
+
+  T* allocate(size_t n) {
+    if (TENACT_RECYCLES_DESCRIPTORS && n == 1 && kept.count > 0) return static_cast<T*>(kept.blocks[--kept.count]);
+    return static_cast<T*>(::operator new(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t n) noexcept {
+    if (TENACT_RECYCLES_DESCRIPTORS && n == 1 && !kept.closed && kept.count < kKeptDescriptors) {
+      (void)&reaper;  // made (and its destructor registered) on the thread's first keep
+      kept.blocks[kept.count++] = p;
+      return;
+    }
+    ::operator delete(p);
+  }
+  friend bool operator==(const DescriptorAllocator&, const DescriptorAllocator&) { return true; }
+};
+
+}  // namespace
+
 Result<std::shared_ptr<Buffer>> Buffer::adopt(std::byte* address, size_t bytes, size_t alignment,
                                               Endpoint endpoint, bool host_addressable,
                                               std::shared_ptr<BufferAllocator> owner) {
   try {
-    // make_shared forwards `owner` by reference: when its allocation
+    // allocate_shared forwards `owner` by reference: when its allocation
     // throws, no Buffer was constructed and `owner` still holds the
     // allocator.
-    return std::make_shared<Buffer>(Passkey{}, address, bytes, alignment, std::move(endpoint), host_addressable,
-                                    std::move(owner));
+    return std::allocate_shared<Buffer>(DescriptorAllocator<Buffer>{}, Passkey{}, address, bytes, alignment,
+                                        std::move(endpoint), host_addressable, std::move(owner));
   } catch (const std::bad_alloc&) {
     if (owner) owner->release(address, bytes);
     return Error{ErrorCode::ResourceExhausted, "allocation of a buffer descriptor failed"};

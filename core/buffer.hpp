@@ -92,8 +92,9 @@ class Buffer {
   bool host_addressable() const { return host_addressable_; }
 
  private:
-  /// Only adopt() makes buffers (one allocation for the descriptor and its
-  /// shared count, through make_shared, which needs a public constructor).
+  /// Only adopt() makes buffers (one block for the descriptor and its
+  /// shared count, through allocate_shared, which needs a public
+  /// constructor; blocks are recycled per thread, see buffer.cpp).
   struct Passkey {
     explicit Passkey() = default;
   };

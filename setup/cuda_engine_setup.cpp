@@ -26,8 +26,8 @@ Error cuda_engine_unavailable(std::string_view id, uint32_t ordinal) {
                                            "): the CUDA engine cannot run programs yet; use cpu or sim:N"};
 #else
   (void)ordinal;
-  return Error{ErrorCode::Unsupported,
-               engine + ": this build has no CUDA engine (built without the CUDA toolkit or with TENACT_BUILD_CUDA off)"};
+  return Error{ErrorCode::Unsupported, engine + ": this build has no CUDA engine (built without the CUDA "
+                                                "toolkit or with TENACT_BUILD_CUDA off)"};
 #endif
 }
 

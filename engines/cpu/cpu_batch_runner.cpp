@@ -50,7 +50,10 @@ class BatchRunner {
   BatchRunner(const BatchWork& work, const BatchPlan& plan, std::span<KernelKeep> keeps, WorkerPool& pool,
               FusedCounters* counters, const KernelObserver* observer, std::optional<Endpoint> destination_memory)
       : work_(work), plan_(plan), keeps_(keeps), pool_(pool), counters_(counters), observer_(observer),
-        destination_memory_(std::move(destination_memory)), results_(work.ops.size()) {}
+        destination_memory_(std::move(destination_memory)) {
+    // Every op result's slot, made here (on the stack up to kInlineResults).
+    for (uint32_t k = 0; k < plan.result_begin.back(); ++k) results_.push_back(HostTensor{});
+  }
 
   Result<std::vector<HostTensor>> run() {
     size_t i = 0;
@@ -79,7 +82,13 @@ class BatchRunner {
 
  private:
   const HostTensor& value(const BatchRef& ref) const {
-    return ref.from == BatchRef::From::Input ? work_.inputs[ref.index] : results_[ref.index][ref.result];
+    return ref.from == BatchRef::From::Input ? work_.inputs[ref.index]
+                                             : results_[plan_.result_begin[ref.index] + ref.result];
+  }
+
+  /// Op i's result slots.
+  std::span<HostTensor> results_of(size_t i) {
+    return results_.span().subspan(plan_.result_begin[i], plan_.result_begin[i + 1] - plan_.result_begin[i]);
   }
 
   Status run_single(size_t i) {
@@ -92,9 +101,13 @@ class BatchRunner {
     if (i < keeps_.size()) call.keep = &keeps_[i];
     auto r = run_kernel(call);
     if (!r.ok()) return r.error().with_context(describe(work_, i));
-    results_[i] = std::move(*r);
+    const std::span<HostTensor> slots = results_of(i);
+    if (r->size() != slots.size())
+      return Error{ErrorCode::Internal, describe(work_, i) + ": its kernel gave " + std::to_string(r->size()) +
+                                            " results, the op declares " + std::to_string(slots.size())};
+    std::move(r->begin(), r->end(), slots.begin());
     if (observer_ != nullptr)
-      (*observer_)(KernelRun{static_cast<uint32_t>(i), static_cast<uint32_t>(i), inputs.span(), results_[i]});
+      (*observer_)(KernelRun{static_cast<uint32_t>(i), static_cast<uint32_t>(i), inputs.span(), slots});
     return ok_status();
   }
 
@@ -199,16 +212,15 @@ class BatchRunner {
   Result<HostTensor> broadcast_input(const BatchRegion& region, const CompiledRegion::Input& in) const {
     const BroadcastView& view = *in.broadcast;
     const HostTensor& x = value(work_.ops[region.first + in.op].operands[0]);
-    std::vector<int64_t> evaluated;  // a symbolic shape's extents this run
+    SmallVector<int64_t, 8> evaluated;  // a symbolic shape's extents this run (no allocation up to rank 8)
     if (!view.shape) {
-      evaluated.reserve(view.exprs.size());
       for (const DimExpr& e : view.exprs) {
         auto v = e.evaluate(work_.symbols);
         if (!v.ok()) return std::move(v).error().with_context(describe(work_, region.first + in.op));
         evaluated.push_back(*v);
       }
     }
-    const std::span<const int64_t> shape = view.shape ? std::span<const int64_t>(*view.shape) : evaluated;
+    const std::span<const int64_t> shape = view.shape ? std::span<const int64_t>(*view.shape) : evaluated.span();
     if (Status fits = support::check_broadcast_operand(x.shape(), shape, view.dims); !fits.ok())
       return fits.error().with_context(describe(work_, region.first + in.op));
     return x.broadcast_view(shape, view.dims);
@@ -237,13 +249,17 @@ class BatchRunner {
     }
     SmallVector<HostTensor, 4> destinations;
     for (const BatchRef& ref : region.outputs) destinations.push_back(destination(ref));
-    auto results = region_kernel->kernel->run(inputs.span(), &pool_, counters_, destinations.span());
-    if (!results.ok()) return results.error().with_context(region_name(region));
+    SmallVector<HostTensor, 4> results;
+    for (size_t k = 0; k < region.outputs.size(); ++k) results.push_back(HostTensor{});
+    if (Status ran = region_kernel->kernel->run_into(inputs.span(), &pool_, counters_, destinations.span(),
+                                                     results.span());
+        !ran.ok())
+      return ran.error().with_context(region_name(region));
     if (observer_ != nullptr)
-      (*observer_)(KernelRun{region.first, region.first + region.count - 1, inputs.span(), *results});
+      (*observer_)(KernelRun{region.first, region.first + region.count - 1, inputs.span(), results.span()});
     // Region output k is region.outputs[k] (the live-out order compiled).
     for (size_t k = 0; k < region.outputs.size(); ++k)
-      results_[region.outputs[k].index] = {std::move((*results)[k])};
+      results_[plan_.result_begin[region.outputs[k].index] + region.outputs[k].result] = std::move(results[k]);
     return ok_status();
   }
 
@@ -263,7 +279,7 @@ class BatchRunner {
   void release_through(size_t end) {
     for (; released_ < end; ++released_)
       for (uint32_t k = plan_.dies_begin[released_]; k < plan_.dies_begin[released_ + 1]; ++k)
-        results_[plan_.dies_after[k]].clear();
+        for (HostTensor& result : results_of(plan_.dies_after[k])) result = HostTensor{};
   }
 
   const BatchWork& work_;
@@ -273,7 +289,11 @@ class BatchRunner {
   FusedCounters* counters_;
   const KernelObserver* observer_;
   std::optional<Endpoint> destination_memory_;
-  std::vector<std::vector<HostTensor>> results_;
+  /// Every op's results, flat (BatchPlan::result_begin): on the stack for
+  /// a batch of up to kInlineResults results, so a small batch allocates
+  /// no bookkeeping per run.
+  static constexpr size_t kInlineResults = 16;
+  SmallVector<HostTensor, kInlineResults> results_;
   size_t released_ = 0;
 };
 
@@ -293,6 +313,9 @@ BatchPlan plan_batch_on_cpu(const BatchWork& work) {
     plan.region_at.assign(n, -1);
     for (size_t r = 0; r < work.regions.size(); ++r) plan.region_at[work.regions[r].first] = static_cast<int32_t>(r);
   }
+  plan.result_begin.assign(n + 1, 0);
+  for (size_t i = 0; i < n; ++i)
+    plan.result_begin[i + 1] = plan.result_begin[i] + static_cast<uint32_t>(work.ops[i].op->results.size());
   // Counted per bucket, summed to each bucket's end, then filled from the
   // back (which leaves each begin at its bucket's start).
   plan.dies_begin.assign(n + 1, 0);

@@ -66,6 +66,9 @@ struct BatchPlan {
   /// dies_after[dies_begin[k] .. dies_begin[k + 1]).
   std::vector<uint32_t> dies_begin;
   std::vector<uint32_t> dies_after;
+  /// Op i's results are the runner's result slots
+  /// result_begin[i] .. result_begin[i + 1] (one flat array per run).
+  std::vector<uint32_t> result_begin;
 };
 
 /// The plan of `work` (which must pass validate_batch). Cost: linear in

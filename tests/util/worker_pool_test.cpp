@@ -17,38 +17,10 @@
 #include <utility>
 #include <vector>
 
+#include "tests/util/counting_operator_new.hpp"
 #include "tests/util/test_pool.hpp"
 #include "util/worker_pool.hpp"
 
-// Counts operator new calls per thread (this binary's replacement; plain
-// malloc/free underneath), for the allocation test below. Not under
-// AddressSanitizer, whose own operator new still serves allocations made
-// inside the sanitizer's runtime and libstdc++, which this delete would
-// then free with free() (alloc-dealloc-mismatch), nor under clang's
-// ThreadSanitizer, whose static runtime defines operator new itself (the
-// link would see two). The release variant runs the test.
-#if defined(__SANITIZE_ADDRESS__)
-#define TENACT_COUNTS_OPERATOR_NEW 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define TENACT_COUNTS_OPERATOR_NEW 0
-#endif
-#endif
-#ifndef TENACT_COUNTS_OPERATOR_NEW
-#define TENACT_COUNTS_OPERATOR_NEW 1
-#endif
-#if TENACT_COUNTS_OPERATOR_NEW
-namespace {
-thread_local int64_t g_operator_new_calls = 0;
-}  // namespace
-void* operator new(std::size_t bytes) {
-  ++g_operator_new_calls;
-  if (void* p = std::malloc(bytes == 0 ? 1 : bytes)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-#endif
 
 namespace tenact {
 namespace {

@@ -260,10 +260,22 @@ Result<FusedKernel> FusedKernel::compile(const FusedRegion& region) {
 
 size_t FusedKernel::scratch_slots() const { return plan_->slot_count; }
 
+size_t FusedKernel::output_count() const { return plan_->result_output.size(); }
+
 Result<std::vector<HostTensor>> FusedKernel::run(std::span<const HostTensor> inputs,
                                                  WorkerPool* pool, FusedCounters* counters,
                                                  std::span<const HostTensor> destinations) const {
+  std::vector<HostTensor> results(output_count());
+  TENACT_TRY(run_into(inputs, pool, counters, destinations, results));
+  return results;
+}
+
+Status FusedKernel::run_into(std::span<const HostTensor> inputs, WorkerPool* pool, FusedCounters* counters,
+                             std::span<const HostTensor> destinations, std::span<HostTensor> results) const {
   const Plan& plan = *plan_;
+  if (results.size() != plan.result_output.size())
+    return Error{ErrorCode::Internal, "fused region has " + std::to_string(plan.result_output.size()) +
+                                          " outputs, given room for " + std::to_string(results.size())};
   const auto& dtypes = plan.input_dtypes;
   if (inputs.size() != dtypes.size())
     return Error{ErrorCode::InputMismatch, "fused region takes " + std::to_string(dtypes.size()) +
@@ -333,10 +345,8 @@ Result<std::vector<HostTensor>> FusedKernel::run(std::span<const HostTensor> inp
     counters->tiles.fetch_add(static_cast<uint64_t>((n + kFusedTileElements - 1) / kFusedTileElements),
                               std::memory_order_relaxed);
   }
-  std::vector<HostTensor> results;
-  results.reserve(plan.result_output.size());
-  for (size_t index : plan.result_output) results.push_back(tensors[index]);
-  return results;
+  for (size_t r = 0; r < results.size(); ++r) results[r] = tensors[plan.result_output[r]];
+  return ok_status();
 }
 
 Result<std::vector<HostTensor>> run_fused_region(const FusedRegion& region,

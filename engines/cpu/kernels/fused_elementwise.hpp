@@ -118,6 +118,14 @@ class FusedKernel {
   Result<std::vector<HostTensor>> run(std::span<const HostTensor> inputs, WorkerPool* pool,
                                       FusedCounters* counters = nullptr,
                                       std::span<const HostTensor> destinations = {}) const;
+  /// run() writing region output r to results[r] (`results` holds one
+  /// tensor per region output: output_count()), with no vector made for
+  /// them: what a runner that keeps its own result slots calls. On error
+  /// `results` is left unspecified.
+  Status run_into(std::span<const HostTensor> inputs, WorkerPool* pool, FusedCounters* counters,
+                  std::span<const HostTensor> destinations, std::span<HostTensor> results) const;
+  /// The number of region outputs (the region's `outputs`, repeats counted).
+  size_t output_count() const;
 
   /// Tile buffers one worker needs (after reuse), for tests.
   size_t scratch_slots() const;
