@@ -5,10 +5,10 @@
 // the CPU engine's, bit for bit or within a declared bound
 // (conformance_compare.cpp).
 //
-// Adding an engine kind ("cuda:0") is one entry of engine_kinds(): a name,
-// how to register one or two of its engines with a Runtime, what it does not
-// support (refused at prepare) and the ulp bounds it needs where the spec
-// allows them. No Catch2 here: the functions report what is wrong as text,
+// Adding an engine kind is one entry of listed_engine_kinds(): a name, how
+// to register one or two of its engines with a Runtime, what it does not
+// support (refused at prepare), the ulp bounds it needs where the spec
+// allows them, and whether this build and machine can install it. No Catch2 here: the functions report what is wrong as text,
 // and the tests turn it into failures.
 #pragma once
 
@@ -83,7 +83,7 @@ struct Installed {
 };
 
 struct EngineKind {
-  /// "cpu", "sim".
+  /// "cpu", "sim", "cuda".
   std::string name;
   /// Registers `devices` engines of this kind (1, or 2 for device-to-device
   /// copies) with `runtime`, with the transfer routes that join them to the
@@ -101,8 +101,19 @@ struct EngineKind {
   bool refuses(OpKind kind, DType dtype) const;
 };
 
-/// The engine kinds under test, the CPU engine first (the reference kind is
-/// made separately, by reference_kind()).
+/// An engine kind the suite knows, and why it is skipped here (set when
+/// this build or machine cannot install it: cuda without the toolkit or
+/// without a device; today always, as the CUDA engine runs no programs yet).
+struct ListedKind {
+  EngineKind kind;
+  std::optional<Error> skipped;
+};
+/// Every engine kind the suite knows: cpu, sim, cuda.
+const std::vector<ListedKind>& listed_engine_kinds();
+/// The engine kinds under test: the listed kinds not skipped, the CPU
+/// engine first (the reference kind is made separately, by
+/// reference_kind()). The first call prints each skipped kind and its
+/// reason to stdout.
 const std::vector<EngineKind>& engine_kinds();
 /// The reference: one CPU engine ("cpu").
 EngineKind reference_kind();

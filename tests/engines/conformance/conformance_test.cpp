@@ -96,6 +96,24 @@ TEST_CASE("conformance: dot_general matches the CPU engine, batched, transposed,
   check_matrix("dot", [](const OpSpec& s) { return s.kind == OpKind::DotGeneral; });
 }
 
+TEST_CASE("conformance: the cuda kind is listed, and skipped with its reason where it cannot be installed",
+          "[conformance]") {
+  const auto& listed = listed_engine_kinds();
+  const auto cuda = std::find_if(listed.begin(), listed.end(), [](const ListedKind& k) { return k.kind.name == "cuda"; });
+  REQUIRE(cuda != listed.end());
+  const auto& tested = engine_kinds();
+  const bool under_test =
+      std::any_of(tested.begin(), tested.end(), [](const EngineKind& k) { return k.name == "cuda"; });
+  CHECK(under_test == !cuda->skipped);
+  if (cuda->skipped) {
+    // Named, with the reason: no CUDA engine in this build, no device, or
+    // (on a machine with one) the engine that runs no programs yet.
+    CHECK_THAT(cuda->skipped->message(), Catch::StartsWith("engine 'cuda:0'"));
+    WARN("cuda conformance cases skipped: " << cuda->skipped->message());
+  }
+  CHECK(tested.front().name == "cpu");
+}
+
 TEST_CASE("conformance: cases of known engine bugs still fail", "[conformance][known-bug]") {
   if (known_bugs().empty()) {
     SUCCEED("no known engine bugs");
