@@ -106,6 +106,10 @@ class BatchRunner {
       return Error{ErrorCode::Internal, describe(work_, i) + ": its kernel gave " + std::to_string(r->size()) +
                                             " results, the op declares " + std::to_string(slots.size())};
     std::move(r->begin(), r->end(), slots.begin());
+    if (i < keeps_.size()) {  // the list itself serves the op's next run (single_result)
+      r->clear();
+      keeps_[i].results = std::move(*r);
+    }
     if (observer_ != nullptr)
       (*observer_)(KernelRun{static_cast<uint32_t>(i), static_cast<uint32_t>(i), inputs.span(), slots});
     return ok_status();

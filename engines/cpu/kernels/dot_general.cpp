@@ -309,7 +309,6 @@ Result<std::vector<HostTensor>> run_dot_general(const KernelCall& call) {
                           output_tensor(call, 0, lhs.dtype(), plan.out_shape,
                                         products ? BufferFill::Unspecified : BufferFill::Zeroed));
 
-  std::vector<HostTensor> results;
   if (products) {
     bool ok = false;
     try {
@@ -327,8 +326,7 @@ Result<std::vector<HostTensor>> run_dot_general(const KernelCall& call) {
                        std::to_string(plan.m) + "x" + std::to_string(plan.k) + " by " +
                        std::to_string(plan.k) + "x" + std::to_string(plan.n) + " product"};
   }
-  results.push_back(std::move(out));
-  return results;
+  return single_result(call, std::move(out));
 }
 
 }  // namespace tenact::cpu

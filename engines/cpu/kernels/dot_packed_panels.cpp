@@ -308,7 +308,7 @@ Result<std::vector<HostTensor>> run_dot_packed_panels(const KernelCall& call) {
     TENACT_TRY(packed_panels_product(PanelProduct{a, lda, rhs.data_as<const float>(), out.data_as<float>(), m, k, n},
                                      call.pool));
   }
-  return std::vector<HostTensor>{std::move(out)};
+  return single_result(call, std::move(out));
 }
 
 }  // namespace tenact::cpu

@@ -139,9 +139,7 @@ Result<std::vector<HostTensor>> run_direct(const KernelCall& call, const Element
     for (size_t i = 0; i < call.inputs.size(); ++i) operands[i] += static_cast<size_t>(len) * sizes[i];
     dst += static_cast<size_t>(len) * out_size;
   }
-  std::vector<HostTensor> results;
-  results.push_back(std::move(out));
-  return results;
+  return single_result(call, std::move(out));
 }
 
 /// The tile function an op resolved to for its operand dtypes (what a

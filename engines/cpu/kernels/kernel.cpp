@@ -81,6 +81,14 @@ Result<HostTensor> output_tensor(const KernelCall& call, size_t index, DType dty
   return made;
 }
 
+std::vector<HostTensor> single_result(const KernelCall& call, HostTensor out) {
+  std::vector<HostTensor> results;
+  if (call.keep != nullptr) results = std::move(call.keep->results);
+  results.clear();
+  results.push_back(std::move(out));
+  return results;
+}
+
 Result<std::vector<HostTensor>> run_kernel(const KernelCall& call) {
   switch (family_of(call.kind)) {
     case OpFamily::Elementwise: return run_elementwise(call);

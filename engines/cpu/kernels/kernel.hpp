@@ -83,6 +83,11 @@ struct KernelKeep {
     owner = by;
     kept = std::move(made);
   }
+
+  /// The result list the runner handed back after the op's last run
+  /// (empty, with its capacity): single_result() fills it instead of
+  /// allocating one, whatever kernel runs the op.
+  std::vector<HostTensor> results;
 };
 
 struct KernelCall {
@@ -130,6 +135,10 @@ Result<HostTensor> output_in(const HostTensor* destination, DType dtype, std::sp
 /// prefixed with the op's name.
 Result<HostTensor> output_tensor(const KernelCall& call, size_t index, DType dtype,
                                  std::span<const int64_t> shape, BufferFill fill = BufferFill::Zeroed);
+
+/// `out` as the one-element result list of `call`: the list call.keep holds
+/// from the op's last run when there is one (no allocation), else a new one.
+std::vector<HostTensor> single_result(const KernelCall& call, HostTensor out);
 
 /// Runs one op. Errors: Unsupported for an op/dtype the CPU kernels do not
 /// implement (never expected for core ops), InputMismatch when input shapes

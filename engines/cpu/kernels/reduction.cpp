@@ -82,9 +82,7 @@ Result<std::vector<HostTensor>> run_reduction(const KernelCall& call) {
                           output_tensor(call, 0, out_dtype, plan.out_shape, BufferFill::Unspecified));
   Status done = dispatch_op(call.kind, input, plan, output, call.pool);
   if (!done.ok()) return std::move(done).error().with_context(name);
-  std::vector<HostTensor> results;
-  results.push_back(std::move(output));
-  return results;
+  return single_result(call, std::move(output));
 }
 
 }  // namespace tenact::cpu
