@@ -597,7 +597,11 @@ bool job_has_placement_choice(const Runtime::Impl& rt, const PrepareOptions& opt
   if (!options.placement.is_any()) return false;
   if (options.policy != PlacementPolicy::Auto && options.policy != PlacementPolicy::EarliestFinish) return false;
   int with_cost = 0;
-  for (const EngineEntry& e : rt.current_config()->engines())
+  // Held for the loop: a range-for over a temporary's member would let the
+  // configuration go while it is read, when another thread publishes a new
+  // one (C++20 extends no temporary of the range expression but the last).
+  const RuntimeConfigPtr config = rt.current_config();
+  for (const EngineEntry& e : config->engines())
     if (e.capabilities.executable) {
       if (!e.capabilities.cost) return false;
       ++with_cost;
@@ -616,7 +620,8 @@ namespace {
 void balance_job(Runtime::Impl& rt, std::span<const InputDescriptor> inputs, PrepareOptions& options) {
   if (!job_has_placement_choice(rt, options)) return;
   std::vector<std::string> ids;
-  for (const EngineEntry& e : rt.current_config()->engines())
+  const RuntimeConfigPtr config = rt.current_config();  // held for the loop (see job_has_placement_choice)
+  for (const EngineEntry& e : config->engines())
     if (e.capabilities.executable) ids.push_back(e.id());
   if (ids.size() < 2) return;  // the configuration changed since the check
   std::map<std::string, uint64_t, std::less<>> held;
@@ -647,7 +652,8 @@ void balance_job(Runtime::Impl& rt, std::span<const InputDescriptor> inputs, Pre
 std::vector<std::string> engines_other_than(Runtime::Impl& rt, const std::vector<std::string>& used) {
   std::vector<std::string> others;
   if (used.empty()) return others;
-  for (const EngineEntry& e : rt.current_config()->engines())
+  const RuntimeConfigPtr config = rt.current_config();  // held for the loop (see job_has_placement_choice)
+  for (const EngineEntry& e : config->engines())
     if (e.capabilities.executable && std::find(used.begin(), used.end(), e.id()) == used.end()) others.push_back(e.id());
   return others;
 }

@@ -23,7 +23,8 @@ Status Runtime::register_extension(ExtensionFamily family, std::map<std::string,
 
 ExtensionRegistry Runtime::extensions() const {
   ExtensionRegistry registry;
-  for (const RegisteredExtension& e : impl_->current_config()->extensions()) registry.add(e.family->name, e.family->infer);
+  const RuntimeConfigPtr config = impl_->current_config();  // held for the loop: the range's temporary is not
+  for (const RegisteredExtension& e : config->extensions()) registry.add(e.family->name, e.family->infer);
   return registry;
 }
 
